@@ -1,0 +1,136 @@
+// Module-level functions of torch._C that are not operators: _initExtension, _add_docstr, the
+// torch-function protocol checks, default dtype. Operators come from the registry (ops.cpp).
+#include "python/dtype.h"
+
+#include <structmember.h>
+#include <sys/prctl.h>
+#include "python/init.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+
+namespace {
+
+// _initExtension(shm_manager_path): writes dtypes & co. into torch and registers torch.Tensor.
+PyObject* init_extension(PyObject*, PyObject*) {
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return nullptr;
+  bool ok = export_dtypes(torch);
+  PyObject* cls = ok ? PyObject_GetAttrString(torch, "Tensor") : nullptr;
+  ok = cls && set_tensor_class(cls);
+  Py_XDECREF(cls);
+  Py_DECREF(torch);
+  if (!ok) return nullptr;
+  Py_RETURN_NONE;
+}
+
+// _add_docstr(obj, doc): sets the doc of a builtin function, method descriptor, getset/member
+// descriptor or placeholder, as upstream's does (it refuses to replace an existing doc).
+PyObject* add_docstr(PyObject*, PyObject* args) {
+  PyObject* obj;
+  PyObject* doc_obj;
+  if (!PyArg_ParseTuple(args, "OO!:_add_docstr", &obj, &PyUnicode_Type, &doc_obj)) return nullptr;
+  const char* doc = PyUnicode_AsUTF8(doc_obj);
+  // Kept alive for the process: docs are attached once at import.
+  Py_INCREF(doc_obj);
+  if (PyCFunction_Check(obj)) {
+    auto* f = reinterpret_cast<PyCFunctionObject*>(obj);
+    if (f->m_ml->ml_doc && f->m_ml->ml_doc[0]) {
+      PyErr_Format(PyExc_RuntimeError, "function '%s' already has a docstring",
+                   f->m_ml->ml_name);
+      return nullptr;
+    }
+    f->m_ml->ml_doc = doc;
+  } else if (Py_TYPE(obj) == &PyMethodDescr_Type) {
+    auto* m = reinterpret_cast<PyMethodDescrObject*>(obj);
+    if (m->d_method->ml_doc && m->d_method->ml_doc[0]) {
+      PyErr_Format(PyExc_RuntimeError, "method '%s' already has a docstring",
+                   m->d_method->ml_name);
+      return nullptr;
+    }
+    m->d_method->ml_doc = doc;
+  } else if (Py_TYPE(obj) == &PyGetSetDescr_Type) {
+    auto* g = reinterpret_cast<PyGetSetDescrObject*>(obj);
+    if (g->d_getset->doc && g->d_getset->doc[0]) {
+      PyErr_Format(PyExc_RuntimeError, "attribute '%s' already has a docstring",
+                   g->d_getset->name);
+      return nullptr;
+    }
+    g->d_getset->doc = doc;
+  } else if (Py_TYPE(obj) == &PyMemberDescr_Type) {
+    auto* m = reinterpret_cast<PyMemberDescrObject*>(obj);
+    m->d_member->doc = doc;
+  } else if (PyObject_SetAttrString(obj, "__doc__", doc_obj) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "don't know how to add docstring to type '%s'", Py_TYPE(obj)->tp_name);
+    return nullptr;
+  }
+  return Py_NewRef(obj);
+}
+
+PyObject* get_default_dtype(PyObject*, PyObject*) {
+  return Py_NewRef(dtype_object(default_dtype()));
+}
+
+PyObject* set_default_dtype_py(PyObject*, PyObject* arg) {
+  if (!is_dtype(arg)) {
+    PyErr_Format(PyExc_TypeError, "invalid dtype object: only floating-point types are supported "
+                 "as the default type");
+    return nullptr;
+  }
+  ScalarType t = dtype_of(arg);
+  if (!is_floating(t)) {
+    PyErr_Format(PyExc_TypeError,
+                 "only floating-point types are supported as the default type");
+    return nullptr;
+  }
+  set_default_dtype(t);
+  Py_RETURN_NONE;
+}
+
+// Upstream returns a capsule of DLPack's C exchange table; we have none yet, and None (rather
+// than a capsule pointing at nothing) tells a consumer so without a crash.
+PyObject* dlpack_exchange_api(PyObject*, PyObject*) { Py_RETURN_NONE; }
+
+// prctl(PR_SET_PDEATHSIG, signal): the child gets `signal` when its parent dies.
+PyObject* prctl_pdeathsig(PyObject*, PyObject* arg) {
+  long sig = PyLong_AsLong(arg);
+  if (sig == -1 && PyErr_Occurred()) return nullptr;
+  if (prctl(PR_SET_PDEATHSIG, sig) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+  Py_RETURN_NONE;
+}
+PyMethodDef prctl_def = {"_prctl_pr_set_pdeathsig", prctl_pdeathsig, METH_O, nullptr};
+
+// _multiprocessing_init(): gives torch.multiprocessing its _prctl_pr_set_pdeathsig.
+PyObject* multiprocessing_init(PyObject*, PyObject*) {
+  PyObject* mp = PyImport_ImportModule("torch.multiprocessing");
+  if (!mp) return nullptr;
+  PyObject* f = make_builtin(prctl_def, prctl_def.ml_name, nullptr);
+  int rc = PyObject_SetAttrString(mp, prctl_def.ml_name, f);
+  Py_DECREF(f);
+  Py_DECREF(mp);
+  if (rc != 0) return nullptr;
+  Py_RETURN_TRUE;
+}
+
+PyMethodDef kFunctions[] = {
+    {"_multiprocessing_init", multiprocessing_init, METH_NOARGS, nullptr},
+    {"_dlpack_exchange_api", dlpack_exchange_api, METH_NOARGS, nullptr},
+    {"_initExtension", init_extension, METH_O, nullptr},
+    {"_add_docstr", add_docstr, METH_VARARGS, nullptr},
+    {"get_default_dtype", get_default_dtype, METH_NOARGS, nullptr},
+    {"_set_default_dtype", set_default_dtype_py, METH_O, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+bool init_functions() {
+  for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
+    if (!add("torch._C", d->ml_name, make_builtin(*d, d->ml_name, nullptr))) return false;
+  return true;
+}
+
+}  // namespace tn::py

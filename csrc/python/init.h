@@ -1,0 +1,27 @@
+// The hand-written parts of torch._C, each with one init function run by PyInit__C in this order
+// (later parts may use objects earlier ones registered). Each returns false with a Python error.
+#pragma once
+
+#include "python/surface.h"
+
+namespace tn::py {
+
+bool init_dtypes();     // dtype.cpp: torch.dtype, layout, memory_format, qscheme objects
+bool init_device();     // device.cpp: torch.device
+bool init_size();       // size.cpp: torch.Size
+bool init_tensor();     // tensor.cpp: _TensorMeta, TensorBase
+bool init_state();      // state.cpp: grad mode, flags and getters that must answer truly
+bool init_functions();  // functions.cpp: module functions that are not operators
+bool init_ops();        // ops.cpp: torch.X / _nn / _fft / ... operator spellings
+
+// Run after the placeholders exist: parts that replace members of placeholder classes.
+bool init_jit_late();             // jit.cpp
+bool init_dispatch_keys_late();   // dispatch_keys.cpp
+
+using InitFn = bool (*)();
+inline constexpr InitFn kInitFunctions[] = {
+    init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops,
+};
+inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late};
+
+}  // namespace tn::py

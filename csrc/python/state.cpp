@@ -1,0 +1,257 @@
+// Global and per-thread state of torch._C that must answer truly rather than refuse: grad mode,
+// boolean flags with getter/setter pairs, build flags, and functions that are no-ops on a CPU-only
+// build. Each is a table row; a row names upstream's spelling and our answer.
+#include <string>
+#include <vector>
+
+#include "python/init.h"
+
+namespace tn::py {
+namespace {
+
+// A boolean setting read and written through a getter/setter pair.
+struct Flag {
+  const char* getter;
+  const char* setter;  // nullptr: read-only
+  bool value;
+  bool per_thread;
+};
+
+// clang-format off
+std::vector<Flag> g_flags = {
+    // grad mode and friends (per thread, as upstream's)
+    {"is_grad_enabled", "_set_grad_enabled", true, true},
+    {"is_inference_mode_enabled", nullptr, false, true},
+    {"_is_fwd_grad_enabled", "_set_fwd_grad_enabled", true, true},
+    {"is_anomaly_enabled", nullptr, false, false},
+    {"is_anomaly_check_nan_enabled", nullptr, true, false},
+    {"_is_multithreading_enabled", "_set_multithreading_enabled", true, true},
+    {"_is_view_replay_enabled", "_set_view_replay_enabled", false, true},
+    {"is_autocast_cache_enabled", "set_autocast_cache_enabled", true, true},
+    {"_is_torch_function_enabled", nullptr, true, true},
+    {"_is_torch_function_all_disabled", nullptr, false, true},
+    {"_is_torch_function_mode_enabled", nullptr, true, true},
+    // backend switches (a CPU-only core has these as settings, not capabilities)
+    {"_get_cudnn_enabled", "_set_cudnn_enabled", true, false},
+    {"_get_cudnn_benchmark", "_set_cudnn_benchmark", false, false},
+    {"_get_cudnn_deterministic", "_set_cudnn_deterministic", false, false},
+    {"_get_cudnn_allow_tf32", "_set_cudnn_allow_tf32", true, false},
+    {"_get_mkldnn_enabled", "_set_mkldnn_enabled", true, false},
+    {"_get_mkldnn_deterministic", "_set_mkldnn_deterministic", false, false},
+    {"_get_deterministic_algorithms", "_set_deterministic_algorithms", false, false},
+    {"_get_deterministic_algorithms_warn_only", nullptr, false, false},
+    {"_get_deterministic_fill_uninitialized_memory",
+     "_set_deterministic_fill_uninitialized_memory", true, false},
+    {"_get_warnAlways", "_set_warnAlways", false, false},
+    {"_get_cublas_allow_tf32", "_set_cublas_allow_tf32", false, false},
+    {"_get_cublas_allow_fp16_reduced_precision_reduction",
+     "_set_cublas_allow_fp16_reduced_precision_reduction", true, false},
+    {"_get_cublas_allow_bf16_reduced_precision_reduction",
+     "_set_cublas_allow_bf16_reduced_precision_reduction", true, false},
+    {"_get_flash_sdp_enabled", "_set_sdp_use_flash", true, false},
+    {"_get_mem_efficient_sdp_enabled", "_set_sdp_use_mem_efficient", true, false},
+    {"_get_math_sdp_enabled", "_set_sdp_use_math", true, false},
+    {"_get_overrideable_sdp_enabled", "_set_sdp_use_overrideable", true, false},
+    {"_get_math_sdp_allow_fp16_bf16_reduction", "_set_math_sdp_allow_fp16_bf16_reduction",
+     false, false},
+    {"_get_cudnn_sdp_enabled", "_set_sdp_use_cudnn", true, false},
+    {"_get_miopen_immediate", "_set_miopen_immediate", false, false},
+    {"_functionalization_reapply_views_tls", nullptr, false, true},
+    {"_only_lift_cpu_tensors", "_set_only_lift_cpu_tensors", false, false},
+    {"is_autocast_enabled", "set_autocast_enabled", false, true},
+    {"is_autocast_cpu_enabled", "set_autocast_cpu_enabled", false, true},
+    {"_is_any_autocast_enabled", nullptr, false, true},
+    {"_are_functorch_transforms_active", nullptr, false, true},
+    {"_meta_in_tls_dispatch_include", "_set_meta_in_tls_dispatch_include", false, true},
+    {"_dispatch_tls_is_dispatch_key_excluded", nullptr, false, true},
+    {"_dispatch_tls_is_dispatch_key_included", nullptr, false, true},
+};
+// clang-format on
+
+// Per-thread flags start from the row's default on each thread (-1: not yet set here).
+thread_local std::vector<signed char> t_values;
+
+bool flag_value(size_t i) {
+  if (!g_flags[i].per_thread) return g_flags[i].value;
+  if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
+  return t_values[i] < 0 ? g_flags[i].value : t_values[i] != 0;
+}
+
+void set_flag_value(size_t i, bool v) {
+  if (!g_flags[i].per_thread) {
+    g_flags[i].value = v;
+    return;
+  }
+  if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
+  t_values[i] = v;
+}
+
+PyObject* flag_get(PyObject* self, PyObject* const*, Py_ssize_t) {
+  return PyBool_FromLong(flag_value(PyLong_AsSize_t(self)));
+}
+
+PyObject* flag_set(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 1) {
+    PyErr_SetString(PyExc_TypeError, "expected a bool argument");
+    return nullptr;
+  }
+  int v = PyObject_IsTrue(args[0]);
+  if (v < 0) return nullptr;
+  set_flag_value(PyLong_AsSize_t(self), v);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef flag_get_def = {"flag_get", reinterpret_cast<PyCFunction>(flag_get), METH_FASTCALL,
+                            nullptr};
+PyMethodDef flag_set_def = {"flag_set", reinterpret_cast<PyCFunction>(flag_set), METH_FASTCALL,
+                            nullptr};
+
+// Functions that do nothing, or return a constant, on a CPU-only build with no tracer.
+enum class Answer { None, False, True, Zero, EmptyList, EmptyStr };
+struct Fixed {
+  const char* name;
+  Answer answer;
+};
+
+// clang-format off
+const Fixed kFixed[] = {
+    {"_log_api_usage_once", Answer::None},
+    {"_log_api_usage_metadata", Answer::None},
+    {"_get_tracing_state", Answer::None},
+    {"_jit_set_profiling_executor", Answer::False},
+    {"_jit_set_profiling_mode", Answer::False},
+    {"_jit_set_num_profiled_runs", Answer::None},
+    {"_jit_set_fusion_strategy", Answer::EmptyList},
+    {"_jit_set_emit_hooks", Answer::None},
+    {"_jit_override_can_fuse_on_cpu", Answer::None},
+    {"_jit_override_can_fuse_on_gpu", Answer::None},
+    {"_jit_can_fuse_on_cpu", Answer::False},
+    {"_jit_can_fuse_on_gpu", Answer::False},
+    {"_jit_set_texpr_fuser_enabled", Answer::None},
+    {"_jit_texpr_fuser_enabled", Answer::False},
+    {"_jit_set_te_must_use_llvm_cpu", Answer::None},
+    {"_jit_set_llga_enabled", Answer::None},
+    {"_jit_llga_enabled", Answer::False},
+    {"_jit_set_nvfuser_enabled", Answer::False},
+    {"_jit_nvfuser_enabled", Answer::False},
+    {"_jit_get_emit_hooks", Answer::None},
+    {"_jit_is_script_object", Answer::False},
+    {"_jit_set_logging_option", Answer::None},
+    {"_jit_get_logging_option", Answer::EmptyStr},
+    {"_jit_set_logging_stream", Answer::None},
+    {"_jit_clear_class_registry", Answer::None},
+    {"_jit_set_inline_everything_mode", Answer::None},
+    {"_jit_get_inline_everything_mode", Answer::False},
+    {"_set_print_stack_traces_on_fatal_signal", Answer::None},
+    {"_has_torch_function_variadic", Answer::False},
+    {"_show_config", Answer::EmptyStr},
+    {"_cxx_flags", Answer::EmptyStr},
+    {"_parallel_info", Answer::EmptyStr},
+    {"_get_cpu_capability", Answer::EmptyStr},
+    {"_set_conj", Answer::None},
+    {"_set_neg", Answer::None},
+    {"_autograd_init", Answer::True},
+    {"_jit_init", Answer::True},
+    {"_add_cached_tensor", Answer::None},
+    {"_set_check_sparse_tensor_invariants", Answer::None},
+    {"_check_sparse_tensor_invariants", Answer::False},
+    {"_set_default_mobile_cpu_allocator", Answer::None},
+    {"_unset_default_mobile_cpu_allocator", Answer::None},
+    {"_will_engine_execute_node", Answer::False},
+    {"_set_fp32_precision_setter", Answer::None},
+    {"_warn_deprecation", Answer::None},
+    {"_tracer_warn_use_python", Answer::None},
+};
+// clang-format on
+
+PyObject* fixed_call(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
+  switch (static_cast<Answer>(PyLong_AsLong(self))) {
+    case Answer::None: Py_RETURN_NONE;
+    case Answer::False: Py_RETURN_FALSE;
+    case Answer::True: Py_RETURN_TRUE;
+    case Answer::Zero: return PyLong_FromLong(0);
+    case Answer::EmptyList: return PyList_New(0);
+    case Answer::EmptyStr: return PyUnicode_FromString("");
+  }
+  Py_RETURN_NONE;
+}
+
+PyMethodDef fixed_def = {"fixed", reinterpret_cast<PyCFunction>(fixed_call),
+                         METH_FASTCALL | METH_KEYWORDS, nullptr};
+
+// A builtin function named `name` bound to `self`, with an owned PyMethodDef so that
+// _add_docstr can give each its own doc.
+PyObject* named_builtin(const PyMethodDef& proto, const char* name, PyObject* self) {
+  auto* def = new PyMethodDef(proto);  // lives as long as the function: the process
+  def->ml_name = name;
+  PyObject* modname = PyUnicode_FromString("torch._C");
+  PyObject* f = PyCFunction_NewEx(def, self, modname);
+  Py_DECREF(modname);
+  return f;
+}
+
+// Build flags: explicit answers, never placeholders (PRIOR_ART.md, wall 8).
+const std::pair<const char*, bool> kBuildFlags[] = {
+    {"_has_cuda", false},    {"_has_magma", false},      {"_has_xpu", false},
+    {"_has_mps", false},     {"_has_mkldnn", false},     {"_has_mkldnn_acl", false},
+    {"_has_cudnn", false},   {"_has_cusparselt", false}, {"has_lapack", false},
+    {"has_mkl", false},      {"has_openmp", false},      {"has_spectral", false},
+    {"_has_kleidiai", false},
+};
+
+// Name registries: a register function adds a string, a query function tests for it.
+struct Registry {
+  const char* add;
+  const char* query;
+};
+const Registry kRegistries[] = {
+    {"_register_opaque_type", "_is_opaque_type_registered"},
+};
+
+PyObject* registry_add(PyObject* set, PyObject* arg) {
+  if (PySet_Add(set, arg) != 0) return nullptr;
+  Py_RETURN_NONE;
+}
+PyObject* registry_query(PyObject* set, PyObject* arg) {
+  int r = PySet_Contains(set, arg);
+  if (r < 0) return nullptr;
+  return PyBool_FromLong(r);
+}
+PyMethodDef registry_add_def = {"add", registry_add, METH_O, nullptr};
+PyMethodDef registry_query_def = {"query", registry_query, METH_O, nullptr};
+
+}  // namespace
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self) {
+  return named_builtin(proto, name, self);
+}
+
+bool init_state() {
+  const char* c = "torch._C";
+  for (size_t i = 0; i < g_flags.size(); ++i) {
+    PyObject* idx = PyLong_FromSize_t(i);
+    if (!add(c, g_flags[i].getter, named_builtin(flag_get_def, g_flags[i].getter, idx)))
+      return false;
+    if (g_flags[i].setter &&
+        !add(c, g_flags[i].setter, named_builtin(flag_set_def, g_flags[i].setter, idx)))
+      return false;
+    Py_DECREF(idx);
+  }
+  for (const Fixed& f : kFixed) {
+    PyObject* a = PyLong_FromLong(static_cast<long>(f.answer));
+    if (!add(c, f.name, named_builtin(fixed_def, f.name, a))) return false;
+    Py_DECREF(a);
+  }
+  for (const Registry& r : kRegistries) {
+    PyObject* set = PySet_New(nullptr);
+    if (!add(c, r.add, named_builtin(registry_add_def, r.add, set)) ||
+        !add(c, r.query, named_builtin(registry_query_def, r.query, set)))
+      return false;
+    Py_DECREF(set);
+  }
+  for (const auto& [name, value] : kBuildFlags)
+    if (!add(c, name, PyBool_FromLong(value))) return false;
+  return true;
+}
+
+}  // namespace tn::py

@@ -1,0 +1,30 @@
+// TensorBase: the Python object around a core TensorImpl. Results of ops are instances of the
+// Python class torch.Tensor registered at _initExtension (PRIOR_ART.md, section 3).
+#pragma once
+
+#include "core/tensor_impl.h"
+#include "python/surface.h"
+
+namespace tn::py {
+
+struct TensorObject {
+  PyObject_HEAD
+  TensorImpl* impl;  // owned reference (intrusive)
+  PyObject* dict;
+  PyObject* weakrefs;
+};
+
+extern PyTypeObject TensorMetaType;
+extern PyTypeObject TensorBaseType;
+
+inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
+inline TensorImpl* impl_of(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->impl; }
+
+// Wraps t as an instance of torch.Tensor (or of type, when given). New reference.
+PyObject* wrap_tensor(Tensor t, PyTypeObject* type = nullptr);
+
+// Records the Python class torch.Tensor (called by _initExtension).
+bool set_tensor_class(PyObject* cls);
+PyTypeObject* tensor_class();
+
+}  // namespace tn::py

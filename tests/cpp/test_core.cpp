@@ -1,0 +1,91 @@
+// Unit tests of csrc/core (no Python): storage sharing, views, strides, version counters, the
+// dense-CPU accessor's refusal, and the dtype table.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/tensor_impl.h"
+
+using namespace tn;
+
+TEST(Core, ContiguousStrides) {
+  EXPECT_EQ(contiguous_strides({2, 3, 4}), (Dims{12, 4, 1}));
+  EXPECT_EQ(contiguous_strides({}), (Dims{}));
+  EXPECT_EQ(contiguous_strides({0, 3}), (Dims{3, 1}));
+}
+
+TEST(Core, EmptyTensorIsContiguous) {
+  Tensor t = empty_tensor({2, 3}, ScalarType::Float, Device{});
+  EXPECT_EQ(t->numel(), 6);
+  EXPECT_TRUE(t->is_contiguous());
+  EXPECT_EQ(t->storage()->nbytes(), 24u);
+}
+
+TEST(Core, ViewsShareStorageAndSeeWrites) {
+  Tensor base = empty_tensor({2, 3}, ScalarType::Float, Device{});
+  auto* data = static_cast<float*>(base->dense_cpu_data("test"));
+  for (int i = 0; i < 6; ++i) data[i] = static_cast<float>(i);
+  // The transpose: sizes (3, 2), strides (1, 3).
+  Tensor tr = make_view(base, {3, 2}, {1, 3}, 0);
+  EXPECT_FALSE(tr->is_contiguous());
+  EXPECT_EQ(tr->storage().get(), base->storage().get());
+  // Row 1 of base as a view at offset 3.
+  Tensor row = make_view(base, {3}, {1}, 3);
+  static_cast<float*>(row->dense_cpu_data("test"))[1] = 42.f;
+  EXPECT_EQ(data[4], 42.f);
+  auto* tdata = static_cast<float*>(tr->dense_cpu_data("test"));
+  EXPECT_EQ(tdata[1 * 1 + 1 * 3], 42.f);  // tr[1][1] is base[1][1]
+}
+
+TEST(Core, VersionCounterIsSharedByViews) {
+  Tensor base = empty_tensor({4}, ScalarType::Int, Device{});
+  Tensor v = make_view(base, {2}, {2}, 0);
+  EXPECT_EQ(base->version(), 0u);
+  v->bump_version();
+  EXPECT_EQ(base->version(), 1u);
+  Tensor other = empty_tensor({4}, ScalarType::Int, Device{});
+  EXPECT_EQ(other->version(), 0u);
+}
+
+TEST(Core, MetaHasNoBytesAndRefusesDenseAccess) {
+  Tensor m = empty_tensor({1000, 1000}, ScalarType::Double, Device{DeviceType::Meta, -1});
+  EXPECT_EQ(m->storage()->data(), nullptr);
+  EXPECT_EQ(m->numel(), 1000000);
+  try {
+    m->dense_cpu_data("aten.gelu.default");
+    FAIL() << "meta tensor handed out dense CPU data";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind, ErrorKind::NotImplemented);
+    EXPECT_NE(std::strstr(e.what(), "aten.gelu.default"), nullptr);
+    EXPECT_NE(std::strstr(e.what(), "Meta"), nullptr);
+  }
+}
+
+TEST(Core, NegativeSizeIsAnError) {
+  EXPECT_THROW(empty_tensor({2, -1}, ScalarType::Float, Device{}), Error);
+}
+
+TEST(Core, StorageBytesNeeded) {
+  EXPECT_EQ(storage_bytes_needed({3, 2}, {1, 3}, 0, 4), 24u);
+  EXPECT_EQ(storage_bytes_needed({3}, {1}, 3, 4), 24u);
+  EXPECT_EQ(storage_bytes_needed({0, 5}, {5, 1}, 0, 4), 0u);
+}
+
+TEST(Core, DtypeTableKeepsBoolApartFromUint8) {
+  EXPECT_NE(ScalarType::Bool, ScalarType::Byte);
+  EXPECT_STREQ(name(ScalarType::Bool), "bool");
+  EXPECT_STREQ(name(ScalarType::Byte), "uint8");
+  EXPECT_EQ(itemsize(ScalarType::BFloat16), 2);
+  EXPECT_TRUE(is_floating(ScalarType::BFloat16));
+  EXPECT_FALSE(info(ScalarType::ComplexFloat).supported);
+  EXPECT_TRUE(is_integral(ScalarType::Bool, true));
+  EXPECT_FALSE(is_integral(ScalarType::Bool, false));
+}
+
+TEST(Core, StorageResizeKeepsPrefix) {
+  Storage s = make<StorageImpl>(8, Device{}, true);
+  std::memcpy(s->data(), "abcdefgh", 8);
+  s->resize(16);
+  EXPECT_EQ(std::memcmp(s->data(), "abcdefgh", 8), 0);
+  EXPECT_EQ(s->nbytes(), 16u);
+}

@@ -1,0 +1,188 @@
+"""torch._C's name surface and its hand-written objects, against upstream's, in separate processes.
+
+Covers: placeholders refuse by name (call and truth test); off switches are absent; no catch-all
+__getattr__; dtypes, torch.Size, torch.device and DispatchKeySet behave as upstream's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import OURS, OURS_C, both, run, run_json
+
+
+def ours(body: str):
+    import textwrap
+
+    return run_json(OURS, OURS_C + textwrap.dedent(body))
+
+
+def test_placeholder_refuses_by_name_when_called_and_tested():
+    got = ours(
+        """
+        out = {}
+        f = C._jit_pass_lint            # a stub name with no implementation
+        for what, action in (("call", lambda: f()), ("bool", lambda: bool(f))):
+            try:
+                action()
+                out[what] = "no error"
+            except NotImplementedError as e:
+                out[what] = str(e)
+        print(json.dumps(out))
+        """
+    )
+    for what in ("call", "bool"):
+        assert "torch._C._jit_pass_lint" in got[what], got
+        assert "not implemented" in got[what], got
+
+
+def test_placeholder_class_cannot_be_constructed_but_can_be_subclassed():
+    got = ours(
+        """
+        class Mine(C.ScriptObject):
+            pass
+        try:
+            Mine()
+            r = "constructed"
+        except NotImplementedError as e:
+            r = str(e)
+        print(json.dumps(r))
+        """
+    )
+    assert "torch._C.ScriptObject" in got
+
+
+def test_off_switches_are_absent_and_there_is_no_catch_all():
+    names = ["_c10d_init", "_cuda_getDeviceCount", "_rpc_init", "_mps_compileShader",
+             "_xpu_getDeviceCount", "_dist_autograd_init", "no_such_name_anywhere"]
+    got = ours(f"print(json.dumps([hasattr(C, n) for n in {names!r}]))")
+    assert got == [False] * len(names)
+
+
+def test_build_flags_are_plain_bools():
+    got = ours(
+        """
+        names = ["_has_cuda", "_has_cudnn", "_has_mps", "has_lapack", "_has_mkldnn"]
+        print(json.dumps([type(getattr(C, n)).__name__ for n in names]))
+        """
+    )
+    assert got == ["bool"] * 5
+
+
+def test_every_name_we_define_exists_upstream():
+    """Hand-written names must be upstream's spellings, never invented ones. The stubs declare some
+    names this upstream build lacks; those may exist here only as placeholders."""
+    body = """
+    def generated(o):
+        return (type(o).__name__.startswith("_TorchnativePlaceholder")
+                or getattr(o, "__torchnative_placeholder__", False) is True)
+    names = [n for n in dir(C) if not n.startswith('__')]
+    print(json.dumps({n: generated(getattr(C, n)) for n in names}))
+    """
+    mine, theirs = both(body)
+    invented = sorted(n for n, is_generated in mine.items()
+                      if n not in theirs and not is_generated)
+    assert invented == [], f"hand-written names upstream's torch._C lacks: {invented}"
+
+
+def test_dtypes_agree():
+    mine, theirs = both(
+        """
+        def attr(d, a):
+            try:
+                return getattr(d, a)
+            except Exception as e:
+                return [type(e).__name__, str(e)]
+        rows = []
+        for d in C._get_all_dtypes():
+            rows.append([repr(d), d.__reduce__()] + [attr(d, a) for a in (
+                "itemsize", "is_floating_point", "is_complex", "is_signed", "abbr")])
+        print(json.dumps(rows))
+        """
+    )
+    assert mine == theirs
+
+
+def test_size_agrees():
+    mine, theirs = both(
+        """
+        S = C.Size
+        s = S([2, 3, 4])
+        out = [repr(s), repr(s[1:]), type(s[1:]).__name__, s[0], s.numel(), repr(s + S([5])),
+               type(s + S([5])).__name__, repr(S()), S().numel(), isinstance(s, tuple),
+               repr(s * 2), type(s * 2).__name__, s == (2, 3, 4)]
+        try:
+            S([1.5])
+            out.append("accepted a float")
+        except TypeError:
+            out.append("TypeError")
+        print(json.dumps(out))
+        """
+    )
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("spec", ["'cpu'", "'meta'", "'cuda:1'", "'cpu', 0", "type='meta', index=3"])
+def test_device_agrees(spec):
+    mine, theirs = both(
+        f"""
+        d = C.device({spec})
+        print(json.dumps([repr(d), str(d), d.type, d.index, d == C.device({spec}),
+                          hash(d) == hash(C.device({spec})), d == C.device('cpu')]))
+        """
+    )
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("spec", ["'gpu'", "'cpu:x'", "'cpu:-1'", "'cpu:0', 1", "1.5"])
+def test_device_errors_agree(spec):
+    mine, theirs = both(
+        f"""
+        try:
+            C.device({spec})
+            r = "no error"
+        except Exception as e:
+            r = type(e).__name__
+        print(json.dumps(r))
+        """
+    )
+    assert mine == theirs
+
+
+def test_dispatch_keyset_agrees():
+    mine, theirs = both(
+        """
+        K = C.DispatchKey
+        a = C.DispatchKeySet(K.CPU) | C.DispatchKeySet(K.Meta)
+        out = [a.has(K.CPU), a.has(K.Meta), a.has(K.CUDA), (a - C.DispatchKeySet(K.CPU)).has(K.CPU),
+               a.remove(K.CPU).has(K.CPU), a.add(K.CUDA).has(K.CUDA),
+               C._dispatch_keyset_full().has(K.CPU), C._dispatch_keyset_full().has(K.Python)]
+        print(json.dumps(out))
+        """
+    )
+    assert mine == theirs
+
+
+def test_operator_spellings_refuse_by_name_without_a_kernel():
+    got = ours(
+        """
+        try:
+            C._VariableFunctions.stft(None, 4)
+            r = "no error"
+        except NotImplementedError as e:
+            r = str(e)
+        print(json.dumps(r))
+        """
+    )
+    assert got.startswith("aten.stft has no kernel"), got
+    assert "center" in got  # names the overloads it lacks
+
+
+@pytest.mark.xfail(strict=True, reason="import torch stops at the op registry wall: "
+                   "torch.ops needs _jit_get_operation and FunctionSchema objects (issue 2)")
+def test_import_torch_and_transformers():
+    proc = run(OURS, "import torch, transformers; print(torch.__version__, torch._C.__file__)")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    version, path = proc.stdout.split()
+    assert version.startswith("2.13.0")
+    assert "/.venv/" in path

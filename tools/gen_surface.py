@@ -1,0 +1,218 @@
+"""Generate torch._C's name surface from the wheel's stubs and a scan of the Python tree.
+
+Reads torch/_C/**/*.pyi (what upstream's _C declares) and scans torch/, torchgen/, functorch/ for
+names the tree reads from torch._C (attribute uses, `from torch._C import`) and for `hasattr`
+probes (absence is an off switch). Writes one C++ table, `surface_table.inc`, that
+csrc/python/surface.cpp turns into placeholders for every name no hand-written code supplies.
+Run at build time by CMake; nothing it writes is committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+# Names whose absence tells the tree a subsystem is off (see PRIOR_ART.md, "absence is an off
+# switch"). Any name the tree probes with hasattr/getattr(torch._C, ...) is left out too.
+OFF_PREFIXES = (
+    "_cuda", "_xpu", "_mps", "_mtia", "_nccl", "_gds", "_Cuda", "_CUDA", "_Xpu", "_XPU",
+    "_cudnn", "_nvtx", "_cusparselt", "_c10d", "_rpc", "_dist_autograd",
+    "_faulty_agent", "_distributed", "_MemPool",
+    "_xpu", "_XpuDeviceProperties",
+)
+# Stub modules for subsystems that are off: they are not created at all.
+OFF_MODULES = {
+    "torch._C._distributed_c10d", "torch._C._distributed_rpc", "torch._C._distributed_autograd",
+    "torch._C._distributed_rpc_testing", "torch._C._cudnn", "torch._C._nvtx",
+    "torch._C._cusparselt", "torch._C._distributed",
+}
+# Probed names that must exist even though a probe reads them.
+KEEP_PROBED = {"_DistError", "_DistBackendError", "_DistNetworkError", "_DistStoreError",
+               "_MTIAGraph"}
+
+# Enums the tree uses but the stubs omit (PRIOR_ART.md, wall 9), with upstream's member order.
+EXTRA_ENUMS = {
+    "_ScalingType": ["TensorWise", "RowWise", "BlockWise1x16", "BlockWise1x32",
+                     "BlockWise1x128", "BlockWise128x128"],
+    "_SwizzleType": ["NO_SWIZZLE", "SWIZZLE_32_4_4"],
+}
+
+# Values the stubs declare in torch._C but upstream's _initExtension puts into torch itself.
+TORCH_LEVEL_VALUES = {"dtype", "layout", "memory_format", "qscheme"}
+LEGACY_TENSOR_TYPES = {"DoubleTensor", "FloatTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+                       "ShortTensor", "HalfTensor", "CharTensor", "ByteTensor", "BoolTensor"}
+
+KIND = {"module": 0, "function": 1, "class": 2, "method": 3, "attr": 4, "value": 5,
+        "enum": 6, "member": 7, "scanned": 8}
+
+
+def module_name(pyi: Path, root: Path) -> str:
+    rel = pyi.relative_to(root).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["torch", "_C"] + parts)
+
+
+def base_names(cls: ast.ClassDef) -> list[str]:
+    out = []
+    for b in cls.bases:
+        node = b.value if isinstance(b, ast.Subscript) else b
+        text = ast.unparse(node)
+        out.append(text.split(".")[-1])
+    return out
+
+
+def is_enum(cls: ast.ClassDef) -> bool:
+    return any(b in ("Enum", "IntEnum") for b in base_names(cls))
+
+
+class Surface:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str]] = []
+        self.seen: set[tuple[str, str, str]] = set()
+
+    def add(self, module: str, cls: str, name: str, kind: str, extra: str = "") -> None:
+        key = (module, cls, name)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.rows.append((module, cls, name, kind, extra))
+
+
+def off(name: str, probed: set[str]) -> bool:
+    if name in KEEP_PROBED:
+        return False
+    return name in probed or name.startswith(OFF_PREFIXES)
+
+
+def read_stub(surface: Surface, module: str, tree: ast.Module, probed: set[str]) -> None:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not off(node.name, probed):
+                surface.add(module, "", node.name, "function")
+        elif isinstance(node, ast.ClassDef):
+            if off(node.name, probed) or (base_names(node) == ["Tensor"] and
+                                          node.name in LEGACY_TENSOR_TYPES):
+                continue
+            read_class(surface, module, node)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id
+            ann = ast.unparse(node.annotation)
+            if ann == "TypeAlias" or ann in TORCH_LEVEL_VALUES or off(name, probed):
+                continue
+            surface.add(module, "", name, "value", ann)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and not off(t.id, probed):
+                    val = node.value
+                    if isinstance(val, ast.Call) and ast.unparse(val.func) in (
+                            "TypeVar", "ParamSpec"):
+                        continue
+                    surface.add(module, "", t.id, "value", "")
+
+
+def read_class(surface: Surface, module: str, node: ast.ClassDef) -> None:
+    if is_enum(node):
+        surface.add(module, "", node.name, "enum", ",".join(base_names(node)))
+        for item in node.body:
+            if isinstance(item, ast.Assign):
+                for t in item.targets:
+                    if isinstance(t, ast.Name):
+                        surface.add(module, node.name, t.id, "member")
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                surface.add(module, node.name, item.target.id, "member")
+        return
+    surface.add(module, "", node.name, "class", ",".join(base_names(node)))
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            decos = {ast.unparse(d) for d in item.decorator_list}
+            kind = "attr" if "property" in decos else "method"
+            surface.add(module, node.name, item.name, kind)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            surface.add(module, node.name, item.target.id, "attr")
+        elif isinstance(item, ast.Assign):
+            for t in item.targets:
+                if isinstance(t, ast.Name):
+                    surface.add(module, node.name, t.id, "attr")
+
+
+PROBE_RE = re.compile(r"""(?:hasattr|getattr)\(\s*torch\._C\s*,\s*["']([A-Za-z_0-9]+)["']""")
+USE_RE = re.compile(r"\btorch\._C\.([A-Za-z_][A-Za-z_0-9]*)")
+FROM_RE = re.compile(r"^\s*from torch\._C import (?:\(([^)]*)\)|([^\n(]*))", re.M)
+
+
+def scan_tree(site: Path) -> tuple[set[str], set[str]]:
+    """Return (probed names, names the tree reads as torch._C.X) over torch/torchgen/functorch."""
+    probed: set[str] = set()
+    used: set[str] = set()
+    for pkg in ("torch", "torchgen", "functorch"):
+        for path in (site / pkg).rglob("*.py"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if "_C" not in text:
+                continue
+            probed.update(PROBE_RE.findall(text))
+            used.update(USE_RE.findall(text))
+            for paren, line in FROM_RE.findall(text):
+                group = paren or line.split("#")[0]
+                for piece in re.sub(r"#[^\n]*", "", group).replace("\n", ",").split(","):
+                    word = piece.split(" as ")[0].strip().strip("()")
+                    if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", word or "-"):
+                        used.add(word)
+    return probed, used
+
+
+def cstr(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("site", type=Path, help="site-packages holding the assembled torch tree")
+    ap.add_argument("out", type=Path)
+    args = ap.parse_args()
+    stub_root = args.site / "torch" / "_C"
+    probed, used = scan_tree(args.site)
+    surface = Surface()
+    stubs = sorted(stub_root.rglob("*.pyi"))
+    for pyi in stubs:
+        module = module_name(pyi, stub_root)
+        if module in OFF_MODULES:
+            continue
+        if module != "torch._C":
+            surface.add(module, "", "", "module")
+    for pyi in stubs:
+        module = module_name(pyi, stub_root)
+        if module in OFF_MODULES:
+            continue
+        read_stub(surface, module, ast.parse(pyi.read_text()), probed)
+    for name, members in EXTRA_ENUMS.items():
+        surface.add("torch._C", "", name, "enum", "Enum")
+        for member in members:
+            surface.add("torch._C", name, member, "member")
+    known = {name for (m, c, name) in surface.seen if m == "torch._C" and not c}
+    known |= {m.rsplit(".", 1)[1] for (m, c, name) in surface.seen if m.count(".") == 2}
+    known.add("__dict__")
+    for name in sorted(used - known):
+        if not off(name, probed) and name not in {"_C"}:
+            surface.add("torch._C", "", name, "scanned")
+    lines = [
+        "// Generated by tools/gen_surface.py from the wheel's torch/_C stubs; do not edit.",
+        "// module, class, name, kind, extra",
+    ]
+    for module, cls, name, kind, extra in surface.rows:
+        lines.append(f"{{{cstr(module)}, {cstr(cls)}, {cstr(name)}, {KIND[kind]}, {cstr(extra)}}},")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    if not args.out.exists() or args.out.read_text() != text:
+        args.out.write_text(text)
+    print(f"gen_surface: {len(surface.rows)} entries, {len(probed)} probed names left out",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
