@@ -165,6 +165,21 @@ def scan_tree(site: Path) -> tuple[set[str], set[str]]:
     return probed, used
 
 
+DOCSTR_RE = re.compile(r"add_docstr_all\(\s*[\"']([A-Za-z_0-9]+)[\"']")
+BASE_USE_RE = re.compile(r"\b(?:torch\._C\.)?TensorBase\.([A-Za-z_][A-Za-z_0-9]*)")
+
+
+def scan_tensor_members(site: Path) -> set[str]:
+    """TensorBase members the tree documents (add_docstr_all) or reads (TensorBase.X)."""
+    names: set[str] = set()
+    for path in (site / "torch").rglob("*.py"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "TensorBase" in text or "add_docstr_all" in text:
+            names.update(DOCSTR_RE.findall(text))
+            names.update(BASE_USE_RE.findall(text))
+    return names
+
+
 def cstr(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -193,6 +208,8 @@ def main() -> int:
         surface.add("torch._C", "", name, "enum", "Enum")
         for member in members:
             surface.add("torch._C", name, member, "member")
+    for name in sorted(scan_tensor_members(args.site)):
+        surface.add("torch._C", "TensorBase", name, "method")
     known = {name for (m, c, name) in surface.seen if m == "torch._C" and not c}
     known |= {m.rsplit(".", 1)[1] for (m, c, name) in surface.seen if m.count(".") == 2}
     known.add("__dict__")

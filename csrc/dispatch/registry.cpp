@@ -1,22 +1,133 @@
-// The operator table from native_functions.yaml (see registry.h).
+// The operator registry (see registry.h).
 #include "dispatch/registry.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "dispatch/schema.h"
 
 namespace tn {
 namespace {
 
-const OpInfo kOps[] = {
+const OpInfo kBuiltinOps[] = {
 #include "ops_table.inc"
 };
 
+// Schemas of operators upstream's C++ registers outside native_functions.yaml that the Python
+// tree resolves at import (torch/fx/node.py's side-effect set, torch/_functorch/partitioners.py).
+const char* const kExtraSchemas[][2] = {
+    {"profiler", "_record_function_enter(str name, str? args=None) -> Tensor"},
+    {"profiler", "_record_function_exit(Tensor handle) -> ()"},
+    {"profiler",
+     "_record_function_enter_new(str name, str? args=None) -> "
+     "__torch__.torch.classes.profiler._RecordFunction"},
+    {"profiler",
+     "_record_function_exit._RecordFunction(__torch__.torch.classes.profiler._RecordFunction "
+     "record) -> ()"},
+    {"inductor",
+     "accumulate_grad_(Tensor variable, Tensor? variable_grad, Tensor? new_grad) -> Tensor?"},
+    {"inductor", "resize_storage_bytes_(Tensor variable, SymInt new_size) -> ()"},
+};
+
+struct Registry {
+  std::deque<OpInfo> ops;
+  std::unordered_map<std::string, std::vector<int>> by_name;  // "ns::name"
+  std::deque<std::unique_ptr<FunctionSchema>> schemas;
+  std::deque<std::string> strings;  // owns the text of run-time ops
+  std::mutex mutex;
+
+  const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
+  void index(int i) { by_name[std::string(ops[i].ns) + "::" + ops[i].name].push_back(i); }
+};
+
+int add_locked(Registry& r, const std::string& ns, const std::string& text,
+               const std::string& tags, int library) {
+  FunctionSchema parsed = parse_schema(text, ns);
+  std::string base = parsed.name.substr(parsed.name.find("::") + 2);
+  for (int i : r.by_name[ns + "::" + base]) {
+    if (!r.ops[i].removed && parsed.overload == r.ops[i].overload)
+      TN_FAIL(Runtime, "Tried to register an operator (", parsed.name,
+              parsed.overload.empty() ? "" : "." + parsed.overload,
+              ") with the same name and overload name multiple times.");
+  }
+  OpInfo op{};
+  op.name = r.keep(base);
+  op.overload = r.keep(parsed.overload);
+  op.schema = r.keep(text.find("::") == std::string::npos ? text : text.substr(text.find("::") + 2));
+  op.is_function = false;
+  op.is_method = false;
+  op.python_module = "";
+  op.tags = r.keep(tags);
+  op.ns = r.keep(ns);
+  op.library = library;
+  r.ops.push_back(op);
+  r.schemas.push_back(std::make_unique<FunctionSchema>(std::move(parsed)));
+  int i = static_cast<int>(r.ops.size()) - 1;
+  r.index(i);
+  return i;
+}
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* x = new Registry;  // lives for the process
+    for (const OpInfo& op : kBuiltinOps) {
+      x->ops.push_back(op);
+      x->schemas.emplace_back();
+      x->index(static_cast<int>(x->ops.size()) - 1);
+    }
+    for (const auto& extra : kExtraSchemas) add_locked(*x, extra[0], extra[1], "", -1);
+    return x;
+  }();
+  return *r;
+}
+
 }  // namespace
 
-const std::vector<OpInfo>& all_ops() {
-  static const std::vector<OpInfo> ops(std::begin(kOps), std::end(kOps));
-  return ops;
+const std::deque<OpInfo>& all_ops() { return registry().ops; }
+
+const FunctionSchema& schema_of(size_t i) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto& slot = r.schemas[i];
+  if (!slot) slot = std::make_unique<FunctionSchema>(parse_schema(r.ops[i].schema, r.ops[i].ns));
+  return *slot;
+}
+
+std::vector<int> overloads_of(const std::string& ns, const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<int> out;
+  auto it = r.by_name.find(ns + "::" + name);
+  if (it == r.by_name.end()) return out;
+  for (int i : it->second)
+    if (!r.ops[i].removed) out.push_back(i);
+  return out;
+}
+
+int find_op(const std::string& ns, const std::string& name, const std::string& overload) {
+  for (int i : overloads_of(ns, name))
+    if (overload == all_ops()[i].overload) return i;
+  return -1;
+}
+
+int define_op(const std::string& ns, const std::string& schema_text, const std::string& tags,
+              int library) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return add_locked(r, ns, schema_text, tags, library);
+}
+
+void remove_library_ops(int library) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (OpInfo& op : r.ops)
+    if (op.library == library) op.removed = true;
 }
 
 std::string op_key(const OpInfo& op) {
-  return std::string("aten.") + op.name + "." + (op.overload[0] ? op.overload : "default");
+  return std::string(op.ns) + "." + op.name + "." + (op.overload[0] ? op.overload : "default");
 }
 
 }  // namespace tn

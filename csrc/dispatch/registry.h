@@ -1,9 +1,11 @@
-// The operator registry: every overload of native_functions.yaml (generated at build time), and
-// the kernels registered for it per representation. Pure C++. The door (door.h) looks kernels up
-// here; a missing one is refused by name.
+// The operator registry: every overload of native_functions.yaml (generated at build time), plus
+// operators defined at run time (torch.library's DEF/FRAGMENT libraries, C++-registered
+// namespaces such as profiler::). Pure C++. The door looks kernels up here; a missing one is
+// refused by name.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -12,14 +14,34 @@ namespace tn {
 struct OpInfo {
   const char* name;      // "add"
   const char* overload;  // "Tensor" ("" for the default overload)
-  const char* schema;    // the schema text as upstream's yaml spells it
+  const char* schema;    // the schema text, without namespace
   bool is_function;
   bool is_method;
   const char* python_module;  // "", "nn", "fft", "linalg", "special", "nested", "sparse"
+  const char* tags;           // "core,pointwise": torch.Tag names
+  const char* ns = "aten";
+  int library = -1;  // the run-time library that defined it; -1 for built-in ops
+  bool removed = false;  // its library was reset
 };
 
-// All overloads, in yaml order.
-const std::vector<OpInfo>& all_ops();
+struct FunctionSchema;
+
+// All overloads: the yaml's, in its order, then run-time definitions. References stay valid.
+const std::deque<OpInfo>& all_ops();
+
+// The parsed schema of op i (parsed once, on first use).
+const FunctionSchema& schema_of(size_t i);
+// Index of ns::name.overload ("" for default), or -1.
+int find_op(const std::string& ns, const std::string& name, const std::string& overload);
+// Indices of every live overload of ns::name (empty when unknown).
+std::vector<int> overloads_of(const std::string& ns, const std::string& name);
+
+// Defines ns::<schema> for library `library`; returns its index. Throws (Runtime) if an overload
+// of that name already exists, as upstream does.
+int define_op(const std::string& ns, const std::string& schema_text, const std::string& tags,
+              int library);
+// Removes every op library defined (Library.reset / its destruction).
+void remove_library_ops(int library);
 
 // "aten.add.Tensor" / "aten.gelu.default": the full key used in errors and reports.
 std::string op_key(const OpInfo& op);

@@ -13,15 +13,20 @@ bool init_tensor();     // tensor.cpp: _TensorMeta, TensorBase
 bool init_state();      // state.cpp: grad mode, flags and getters that must answer truly
 bool init_functions();  // functions.cpp: module functions that are not operators
 bool init_ops();        // ops.cpp: torch.X / _nn / _fft / ... operator spellings
+bool init_schema();     // schema.cpp: FunctionSchema, Argument and the registry functions
+bool init_library();    // library.cpp: _dispatch_library and Python kernels
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
 bool init_dispatch_keys_late();   // dispatch_keys.cpp
+bool init_schema_late();          // schema.cpp: JIT type objects
 
 using InitFn = bool (*)();
 inline constexpr InitFn kInitFunctions[] = {
-    init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops,
+    init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,
+    init_library,
 };
-inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late};
+inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
+                                                  init_schema_late};
 
 }  // namespace tn::py

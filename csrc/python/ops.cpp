@@ -1,12 +1,14 @@
 // The Python spellings of every operator: torch._C._VariableFunctions (torch.X), _nn, _fft,
 // _linalg, _special, _nested, _sparse. Each name is one builtin bound to its overload group and
 // calls the one door; with no kernel for the call, the door refuses naming op and overloads.
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "dispatch/registry.h"
 #include "python/init.h"
+#include "python/tensor.h"
 
 namespace tn::py {
 
@@ -48,6 +50,84 @@ PyObject* door(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
 PyMethodDef door_def = {"door", reinterpret_cast<PyCFunction>(door),
                         METH_FASTCALL | METH_KEYWORDS, nullptr};
 
+// Tensor.X for ops with a method variant: a method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR), so
+// `x.add(y)` calls straight through with x as the first argument and no bound-method object.
+struct OpMethod {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  std::vector<int>* overloads;
+  const char* name;
+  PyObject* dict;  // __doc__ (set by torch/_tensor_docs.py), __name__
+};
+
+PyObject* method_door(PyObject* self, PyObject* const*, size_t nargsf, PyObject*) {
+  auto* m = reinterpret_cast<OpMethod*>(self);
+  if (PyVectorcall_NARGS(nargsf) < 1) {
+    PyErr_Format(PyExc_TypeError, "descriptor '%s' of 'torch._C.TensorBase' object needs an argument",
+                 m->name);
+    return nullptr;
+  }
+  std::string overloads;
+  for (int i : *m->overloads) {
+    const OpInfo& op = all_ops()[i];
+    if (!overloads.empty()) overloads += ", ";
+    overloads += op.overload[0] ? op.overload : "default";
+  }
+  PyErr_Format(PyExc_NotImplementedError,
+               "aten.%s has no kernel in torchnative for dense CPU tensors (overloads: %s)",
+               m->name, overloads.c_str());
+  return nullptr;
+}
+
+PyObject* method_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (obj == nullptr || obj == Py_None) return Py_NewRef(self);
+  return PyMethod_New(self, obj);
+}
+
+void method_dealloc(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<OpMethod*>(self)->dict);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyTypeObject OpMethodType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "torch._C._TorchnativeMethod";
+  t.tp_basicsize = sizeof(OpMethod);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL;
+  t.tp_vectorcall_offset = offsetof(OpMethod, vectorcall);
+  t.tp_call = PyVectorcall_Call;
+  t.tp_descr_get = method_get;
+  t.tp_dealloc = method_dealloc;
+  t.tp_dictoffset = offsetof(OpMethod, dict);
+  t.tp_getattro = PyObject_GenericGetAttr;
+  t.tp_setattro = PyObject_GenericSetAttr;
+  return t;
+}();
+
+bool add_methods() {
+  std::map<std::string, std::vector<int>> groups;
+  const auto& ops = all_ops();
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].is_method) groups[ops[i].name].push_back(static_cast<int>(i));
+  PyObject* dict = TensorBaseType.tp_dict;
+  for (auto& [name, indices] : groups) {
+    auto* m = PyObject_New(OpMethod, &OpMethodType);
+    m->vectorcall = method_door;
+    m->overloads = new std::vector<int>(indices);  // kept for the process, as the method is
+    m->name = ops[indices[0]].name;
+    m->dict = PyDict_New();
+    PyObject* n = PyUnicode_FromString(name.c_str());
+    PyDict_SetItemString(m->dict, "__name__", n);
+    PyDict_SetItemString(m->dict, "__doc__", Py_None);
+    Py_DECREF(n);
+    int rc = PyDict_SetItemString(dict, name.c_str(), reinterpret_cast<PyObject*>(m));
+    Py_DECREF(m);
+    if (rc != 0) return false;
+  }
+  PyType_Modified(&TensorBaseType);
+  return true;
+}
+
 const char* module_for(const OpInfo& op) {
   std::string m = op.python_module;
   if (m.empty()) return "torch._C._VariableFunctions";
@@ -58,8 +138,20 @@ const char* module_for(const OpInfo& op) {
 
 }  // namespace
 
+// A builtin calling the door for the given overloads (torch.ops packets and overloads use it).
+PyObject* op_callable(const std::vector<int>& overloads, const char* name) {
+  auto* g = PyObject_New(OpGroup, &OpGroupType);
+  if (!g) return nullptr;
+  g->overloads = new std::vector<int>(overloads);  // kept for the process, as the op is
+  g->name = name;
+  PyObject* f = make_builtin(door_def, name, reinterpret_cast<PyObject*>(g));
+  Py_DECREF(g);
+  return f;
+}
+
 bool init_ops() {
-  if (PyType_Ready(&OpGroupType) != 0) return false;
+  if (PyType_Ready(&OpGroupType) != 0 || PyType_Ready(&OpMethodType) != 0) return false;
+  if (!add_methods()) return false;
   // (module, name) -> overload indices, in yaml order.
   std::map<std::pair<std::string, std::string>, std::vector<int>> groups;
   const auto& ops = all_ops();
@@ -68,12 +160,8 @@ bool init_ops() {
     groups[{module_for(ops[i]), ops[i].name}].push_back(static_cast<int>(i));
   }
   for (auto& [key, indices] : groups) {
-    auto* g = PyObject_New(OpGroup, &OpGroupType);
-    g->overloads = new std::vector<int>(indices);  // lives with the module: the process
-    g->name = ops[indices[0]].name;
-    PyObject* f = make_builtin(door_def, g->name, reinterpret_cast<PyObject*>(g));
-    Py_DECREF(g);
-    if (!add(key.first.c_str(), g->name, f)) return false;
+    const char* name = ops[indices[0]].name;
+    if (!add(key.first.c_str(), name, op_callable(indices, name))) return false;
   }
   return true;
 }

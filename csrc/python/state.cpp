@@ -161,6 +161,8 @@ const Fixed kFixed[] = {
     {"_set_fp32_precision_setter", Answer::None},
     {"_warn_deprecation", Answer::None},
     {"_tracer_warn_use_python", Answer::None},
+    // Upstream renames the tp_name of legacy storage classes; heap types print by __module__.
+    {"_init_names", Answer::None},
 };
 // clang-format on
 

@@ -89,3 +89,28 @@ TEST(Core, StorageResizeKeepsPrefix) {
   EXPECT_EQ(std::memcmp(s->data(), "abcdefgh", 8), 0);
   EXPECT_EQ(s->nbytes(), 16u);
 }
+
+#include "dispatch/schema.h"
+
+TEST(Schema, RoundTripsPlainSchemas) {
+  const char* text = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+  EXPECT_EQ(parse_schema(text).str(), std::string("aten::") + text);
+  const char* out = "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
+                    "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)";
+  FunctionSchema f = parse_schema(out);
+  EXPECT_EQ(f.str(), std::string("aten::") + out);
+  EXPECT_TRUE(f.is_mutable());
+  EXPECT_TRUE(f.arguments[3].is_out);
+}
+
+TEST(Schema, NormalisesDefaultsAsUpstream) {
+  EXPECT_EQ(parse_schema("f(SymInt[2] stride=1, float eps=1e-05, int r=Mean) -> ()").str(),
+            "aten::f(SymInt[2] stride=[1, 1], float eps=1.0000000000000001e-05, int r=1) -> ()");
+  EXPECT_EQ(parse_schema("g(str p='fro', float m=0.0, Tensor?[] i) -> Tensor[]").str(),
+            "aten::g(str p=\"fro\", float m=0., Tensor?[] i) -> Tensor[]");
+}
+
+TEST(Schema, BadTextIsAnError) {
+  EXPECT_THROW(parse_schema("f(Tensor self"), Error);
+  EXPECT_THROW(parse_schema("f(Tensor self) Tensor"), Error);
+}

@@ -1,0 +1,43 @@
+# torchnative: `make demo` and `make test` are the two commands; each sets up and builds first.
+# setup: tools/setup/setup.sh (idempotent, cached outside the clone). build: our _C, via CMake and
+# Ninja with ccache, then tools/setup/install_ext.sh links it into .venv's torch tree.
+SHELL := /bin/bash
+PY := .venv/bin/python
+BUILD_DIR := build
+# ccache keeps its objects outside the clone, and paths under the clone are hashed relative to it,
+# so a fresh clone in another folder (CI's) compiles from cache.
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+
+.PHONY: setup build test demo clean clean-cache
+
+setup:
+	@bash tools/setup/setup.sh
+
+build: setup
+	@if [ ! -f CMakeLists.txt ]; then \
+	    echo "build: no CMakeLists.txt yet; skipping the _C build"; exit 0; \
+	fi; \
+	set -e; \
+	if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	    cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	        -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	        -DPython3_EXECUTABLE=$(CURDIR)/$(PY); \
+	fi; \
+	cmake --build $(BUILD_DIR); \
+	bash tools/setup/install_ext.sh
+
+# The core's C++ unit tests first (no Python), then the Python suite against upstream.
+test: build
+	$(BUILD_DIR)/tn_core_tests --gtest_brief=1
+	$(PY) -m pytest -q tests
+
+demo: build
+	$(PY) -m torchnative demo
+
+# Removes what setup and build made in the clone; the caches outside it stay (see clean-cache).
+clean:
+	rm -rf $(BUILD_DIR) .stamps .venv .venv-upstream .pytest_cache
+
+clean-cache:
+	rm -rf "$${TORCHNATIVE_CACHE:-$$HOME/.cache/torchnative}"

@@ -1,0 +1,265 @@
+// torch.library's door into the registry: _dispatch_library returns a _DispatchModule whose
+// define() adds operators and impl() records Python kernels per dispatch key; the
+// _dispatch_has_kernel* queries answer from what is registered (built-in ops have no C++ kernel
+// registered under upstream's dispatch keys, so those answer False).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "dispatch/registry.h"
+#include "dispatch/schema.h"
+#include "python/init.h"
+
+namespace tn::py {
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+
+namespace {
+
+// Python kernels: op index -> dispatch key -> callable (owned).
+std::map<int, std::map<std::string, PyObject*>>& py_kernels() {
+  static auto* m = new std::map<int, std::map<std::string, PyObject*>>;
+  return *m;
+}
+
+struct LibraryObject {
+  PyObject_HEAD
+  int id;
+  std::string* kind;  // "DEF", "FRAGMENT", "IMPL"
+  std::string* ns;
+  std::string* dispatch;
+  std::vector<std::pair<int, std::string>>* impls;  // what impl() registered, for reset()
+};
+
+int g_next_library = 0;
+
+// Resolves "name.overload" or "ns::name.overload" in this library's namespace to an op index.
+int resolve(LibraryObject* lib, const std::string& qual) {
+  std::string ns = *lib->ns;
+  std::string rest = qual;
+  size_t sep = qual.find("::");
+  if (sep != std::string::npos) {
+    ns = qual.substr(0, sep);
+    rest = qual.substr(sep + 2);
+  }
+  size_t dot = rest.find('.');
+  std::string name = rest.substr(0, dot);
+  std::string overload = dot == std::string::npos ? "" : rest.substr(dot + 1);
+  if (overload == "default") overload = "";
+  return find_op(ns, name, overload);
+}
+
+PyObject* lib_define(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"schema", "alias", "tags", nullptr};
+  const char* schema;
+  const char* alias = "";
+  PyObject* tags = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|sO:define", const_cast<char**>(kw), &schema,
+                                   &alias, &tags))
+    return nullptr;
+  auto* lib = reinterpret_cast<LibraryObject*>(self);
+  std::string tag_csv;
+  if (tags && tags != Py_None) {
+    PyObject* seq = PySequence_Tuple(tags);
+    if (!seq) return nullptr;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i) {
+      PyObject* name = PyObject_GetAttrString(PyTuple_GET_ITEM(seq, i), "name");
+      if (!name) {
+        Py_DECREF(seq);
+        return nullptr;
+      }
+      tag_csv += (tag_csv.empty() ? "" : ",") + std::string(PyUnicode_AsUTF8(name));
+      Py_DECREF(name);
+    }
+    Py_DECREF(seq);
+  }
+  try {
+    int i = define_op(*lib->ns, schema, tag_csv, lib->id);
+    const OpInfo& op = all_ops()[i];
+    std::string result = std::string(op.name) + (op.overload[0] ? "." : "") + op.overload;
+    return PyUnicode_FromString(result.c_str());
+  } catch (const Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
+PyObject* lib_def(PyObject* self, PyObject* args) {
+  PyObject* r = lib_define(self, args, nullptr);
+  if (!r) return nullptr;
+  Py_DECREF(r);
+  return Py_NewRef(self);
+}
+
+PyObject* lib_impl(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"name", "dispatch", "func", "with_keyset", "allow_override", nullptr};
+  const char* name;
+  PyObject* dispatch;
+  PyObject* func;
+  int with_keyset = 0;
+  int allow_override = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|pp:impl", const_cast<char**>(kw), &name,
+                                   &dispatch, &func, &with_keyset, &allow_override))
+    return nullptr;
+  auto* lib = reinterpret_cast<LibraryObject*>(self);
+  int i = resolve(lib, name);
+  if (i < 0) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "impl: operator %s::%s has no schema; define it before registering a kernel",
+                 lib->ns->c_str(), name);
+    return nullptr;
+  }
+  PyObject* key_str = PyUnicode_Check(dispatch) ? Py_NewRef(dispatch)
+                                                 : PyObject_GetAttrString(dispatch, "name");
+  if (!key_str) return nullptr;
+  std::string key = PyUnicode_AsUTF8(key_str);
+  Py_DECREF(key_str);
+  if (key.empty()) key = lib->dispatch->empty() ? "CompositeImplicitAutograd" : *lib->dispatch;
+  PyObject*& slot = py_kernels()[i][key];
+  Py_XDECREF(slot);
+  slot = Py_NewRef(func);
+  lib->impls->emplace_back(i, key);
+  Py_RETURN_NONE;
+}
+
+PyObject* lib_fallback(PyObject* self, PyObject*, PyObject*) { Py_RETURN_NONE; }
+PyObject* lib_fallthrough(PyObject* self, PyObject*, PyObject*) { return Py_NewRef(self); }
+
+PyObject* lib_reset(PyObject* self, PyObject*) {
+  auto* lib = reinterpret_cast<LibraryObject*>(self);
+  for (const auto& [op, key] : *lib->impls) {
+    auto& table = py_kernels()[op];
+    auto it = table.find(key);
+    if (it != table.end()) {
+      Py_DECREF(it->second);
+      table.erase(it);
+    }
+  }
+  lib->impls->clear();
+  remove_library_ops(lib->id);
+  Py_RETURN_NONE;
+}
+
+void lib_dealloc(PyObject* self) {
+  auto* lib = reinterpret_cast<LibraryObject*>(self);
+  delete lib->kind;
+  delete lib->ns;
+  delete lib->dispatch;
+  delete lib->impls;
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyMethodDef lib_methods[] = {
+    {"define", reinterpret_cast<PyCFunction>(lib_define), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"def_", lib_def, METH_VARARGS, nullptr},
+    {"impl", reinterpret_cast<PyCFunction>(lib_impl), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"fallback", reinterpret_cast<PyCFunction>(lib_fallback), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
+    {"fallback_fallthrough", reinterpret_cast<PyCFunction>(lib_fallthrough),
+     METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"reset", lib_reset, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyTypeObject LibraryType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "torch._C._DispatchModule";
+  t.tp_basicsize = sizeof(LibraryObject);
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_dealloc = lib_dealloc;
+  t.tp_methods = lib_methods;
+  return t;
+}();
+
+PyObject* dispatch_library(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"kind", "name", "dispatch", "file", "linenum", nullptr};
+  const char* kind;
+  const char* ns;
+  const char* dispatch = "";
+  const char* file = "";
+  PyObject* line = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|ssO:_dispatch_library",
+                                   const_cast<char**>(kw), &kind, &ns, &dispatch, &file, &line))
+    return nullptr;
+  auto* lib = PyObject_New(LibraryObject, &LibraryType);
+  if (!lib) return nullptr;
+  lib->id = g_next_library++;
+  lib->kind = new std::string(kind);
+  lib->ns = new std::string(ns);
+  lib->dispatch = new std::string(dispatch);
+  lib->impls = new std::vector<std::pair<int, std::string>>;
+  return reinterpret_cast<PyObject*>(lib);
+}
+
+// "ns::name" or "ns::name.overload" -> op index, or -1.
+int op_of(PyObject* qual) {
+  const char* s = PyUnicode_AsUTF8(qual);
+  if (!s) {
+    PyErr_Clear();
+    return -1;
+  }
+  std::string q = s;
+  size_t sep = q.find("::");
+  if (sep == std::string::npos) return -1;
+  std::string rest = q.substr(sep + 2);
+  size_t dot = rest.find('.');
+  return find_op(q.substr(0, sep), rest.substr(0, dot),
+                 dot == std::string::npos ? "" : rest.substr(dot + 1));
+}
+
+std::string key_name(PyObject* key) {
+  if (PyUnicode_Check(key)) return PyUnicode_AsUTF8(key);
+  PyObject* n = PyObject_GetAttrString(key, "name");
+  if (!n) {
+    PyErr_Clear();
+    return "";
+  }
+  std::string r = PyUnicode_AsUTF8(n);
+  Py_DECREF(n);
+  return r;
+}
+
+PyObject* has_kernel_for_key(PyObject*, PyObject* args) {
+  PyObject* name;
+  PyObject* key;
+  if (!PyArg_ParseTuple(args, "OO", &name, &key)) return nullptr;
+  int i = op_of(name);
+  if (i < 0) Py_RETURN_FALSE;
+  auto it = py_kernels().find(i);
+  bool has = it != py_kernels().end() && it->second.count(key_name(key));
+  return PyBool_FromLong(has);
+}
+
+PyObject* has_kernel(PyObject*, PyObject* name) { return PyBool_FromLong(op_of(name) >= 0); }
+
+PyObject* always_false(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+
+PyMethodDef kFunctions[] = {
+    {"_dispatch_library", reinterpret_cast<PyCFunction>(dispatch_library),
+     METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"_dispatch_has_kernel_for_dispatch_key", has_kernel_for_key, METH_VARARGS, nullptr},
+    {"_dispatch_has_kernel", has_kernel, METH_O, nullptr},
+    {"_dispatch_kernel_for_dispatch_key_is_fallthrough", always_false, METH_VARARGS, nullptr},
+    {"_dispatch_has_backend_fallback", always_false, METH_VARARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+// The Python kernel registered for op i under key, or nullptr (borrowed).
+PyObject* python_kernel(int i, const char* key) {
+  auto it = py_kernels().find(i);
+  if (it == py_kernels().end()) return nullptr;
+  auto k = it->second.find(key);
+  return k == it->second.end() ? nullptr : k->second;
+}
+
+bool init_library() {
+  if (PyType_Ready(&LibraryType) != 0) return false;
+  if (!add("torch._C", "_DispatchModule", Py_NewRef(reinterpret_cast<PyObject*>(&LibraryType))))
+    return false;
+  for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
+    if (!add("torch._C", d->ml_name, make_builtin(*d, d->ml_name, nullptr))) return false;
+  return true;
+}
+
+}  // namespace tn::py
