@@ -178,8 +178,6 @@ def test_operator_spellings_refuse_by_name_without_a_kernel():
     assert "center" in got  # names the overloads it lacks
 
 
-@pytest.mark.xfail(strict=True, reason="import torch stops at the op registry wall: "
-                   "torch.ops needs _jit_get_operation and FunctionSchema objects (issue 2)")
 def test_import_torch_and_transformers():
     proc = run(OURS, "import torch, transformers; print(torch.__version__, torch._C.__file__)")
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -43,6 +43,9 @@ int define_op(const std::string& ns, const std::string& schema_text, const std::
 // Removes every op library defined (Library.reset / its destruction).
 void remove_library_ops(int library);
 
+// Problems found while loading the built-in tables (empty when all is well; the tests check).
+const std::vector<std::string>& registry_errors();
+
 // "aten.add.Tensor" / "aten.gelu.default": the full key used in errors and reports.
 std::string op_key(const OpInfo& op);
 

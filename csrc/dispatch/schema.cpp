@@ -73,9 +73,28 @@ struct Parser {
     return a;
   }
 
+  static bool is_container(const std::string& base) {
+    return base == "Dict" || base == "Future" || base == "RRef" || base == "Await" ||
+           base == "Union";
+  }
+
+  std::vector<SchemaType> type_list() {  // after '(' : T, T, ... ')'
+    std::vector<SchemaType> out;
+    while (!accept(')')) {
+      if (!out.empty()) expect(',');
+      out.push_back(type());
+    }
+    return out;
+  }
+
   SchemaType type() {
     SchemaType t;
     skip_ws();
+    if (accept('(')) {  // tuple type
+      t.base = "()";
+      t.args = type_list();
+      return suffixes(t);
+    }
     size_t start = i;
     // Class types are qualified: __torch__.torch.classes.profiler._RecordFunction.
     while (i < s.size() &&
@@ -83,6 +102,14 @@ struct Parser {
       ++i;
     if (start == i) fail("expected a type");
     t.base = s.substr(start, i - start);
+    if (is_container(t.base)) {
+      expect('(');
+      t.args = type_list();
+    }
+    return suffixes(t);
+  }
+
+  SchemaType suffixes(SchemaType t) {
     if (accept('(')) t.alias = alias();
     if (accept('?')) t.optional = true;
     if (accept('[')) {
@@ -95,6 +122,7 @@ struct Parser {
         while (std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
       }
       expect(']');
+      if (accept('(')) t.list_alias = alias();
       if (accept('?')) t.optional = true;
     }
     return t;
@@ -244,7 +272,12 @@ std::string format_schema_float(double v) {
 }
 
 std::string SchemaType::str() const {
-  std::string s = base;
+  std::string s = base == "()" ? "" : base;
+  if (!args.empty() || base == "()") {
+    s += "(";
+    for (size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + args[k].str();
+    s += ")";
+  }
   if (alias) {
     s += "(" + alias->before + (alias->is_write ? "!" : "");
     if (alias->after != alias->before) s += " -> " + alias->after;
@@ -255,6 +288,11 @@ std::string SchemaType::str() const {
     s += "[";
     if (list_size >= 0) s += std::to_string(list_size);
     s += "]";
+    if (list_alias) {
+      s += "(" + list_alias->before + (list_alias->is_write ? "!" : "");
+      if (list_alias->after != list_alias->before) s += " -> " + list_alias->after;
+      s += ")";
+    }
   }
   if (optional) s += "?";
   return s;
@@ -291,7 +329,8 @@ std::string FunctionSchema::str() const {
 
 bool FunctionSchema::is_mutable() const {
   for (const Argument& a : arguments)
-    if (a.type.alias && a.type.alias->is_write) return true;
+    if ((a.type.alias && a.type.alias->is_write) || (a.type.list_alias && a.type.list_alias->is_write))
+      return true;
   return false;
 }
 

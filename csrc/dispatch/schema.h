@@ -18,13 +18,17 @@ struct AliasInfo {
   bool is_write = false;
 };
 
-// A schema type: base [ (alias) ] [ ? ] [ [N] ] [ ? ].
+// A schema type: base [ (alias) ] [ ? ] [ [N] ] [ ? ]. Container types of the JIT registry carry
+// their element types: Dict(K, V), Future(T), RRef(T), Await(T), Union(A, B), and tuples (A, B)
+// (base "()").
 struct SchemaType {
   std::string base;  // "Tensor", "int", "SymInt", "Scalar", ... (DeviceIndex printed as int)
+  std::vector<SchemaType> args;  // element types of containers
   std::optional<AliasInfo> alias;  // on the base (the element, for lists)
   bool elem_optional = false;      // "Tensor?[]"
   bool is_list = false;
   int list_size = -1;  // int[2] -> 2
+  std::optional<AliasInfo> list_alias;  // "t[](a!)": on the list itself
   bool optional = false;
   std::string str() const;  // as in the schema: "Tensor(a!)", "int[2]", "Tensor?[]"
 };

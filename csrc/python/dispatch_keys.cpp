@@ -199,7 +199,24 @@ PyObject* keyset_to_string(PyObject*, PyObject* s) {
   return ks_repr(s);
 }
 
+// _parse_dispatch_key("CPU") -> DispatchKey.CPU, or None for an unknown name.
+PyObject* parse_dispatch_key(PyObject*, PyObject* name) {
+  PyObject* cls = PyObject_GetAttrString(module("torch._C"), "DispatchKey");
+  if (!cls) return nullptr;
+  PyObject* members = PyObject_GetAttrString(cls, "__members__");
+  Py_DECREF(cls);
+  if (!members) return nullptr;
+  PyObject* key = PyObject_GetItem(members, name);
+  Py_DECREF(members);
+  if (!key) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  return key;
+}
+
 PyMethodDef kFunctions[] = {
+    {"_parse_dispatch_key", parse_dispatch_key, METH_O, nullptr},
     {"_dispatch_keyset_full", keyset_full, METH_NOARGS, nullptr},
     {"_dispatch_keyset_full_after", keyset_full_after, METH_O, nullptr},
     {"_dispatch_tls_local_include_set", keyset_empty, METH_NOARGS, nullptr},

@@ -62,6 +62,16 @@ PyObject* add_docstr(PyObject*, PyObject* args) {
   } else if (Py_TYPE(obj) == &PyMemberDescr_Type) {
     auto* m = reinterpret_cast<PyMemberDescrObject*>(obj);
     m->d_member->doc = doc;
+  } else if (PyType_Check(obj)) {
+    auto* t = reinterpret_cast<PyTypeObject*>(obj);
+    if (t->tp_doc && t->tp_doc[0]) {
+      PyErr_Format(PyExc_RuntimeError, "Type '%s' already has a docstring", t->tp_name);
+      return nullptr;
+    }
+    // A heap type owns (and frees) its tp_doc: give it only __doc__.
+    if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE)) t->tp_doc = doc;
+    if (PyDict_SetItemString(t->tp_dict, "__doc__", doc_obj) != 0) return nullptr;
+    PyType_Modified(t);
   } else if (PyObject_SetAttrString(obj, "__doc__", doc_obj) != 0) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError,

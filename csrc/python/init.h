@@ -15,6 +15,8 @@ bool init_functions();  // functions.cpp: module functions that are not operator
 bool init_ops();        // ops.cpp: torch.X / _nn / _fft / ... operator spellings
 bool init_schema();     // schema.cpp: FunctionSchema, Argument and the registry functions
 bool init_library();    // library.cpp: _dispatch_library and Python kernels
+bool init_typeinfo();   // typeinfo.cpp: torch.finfo, torch.iinfo
+bool init_generator();  // generator.cpp: torch.Generator, default_generator
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -24,7 +26,7 @@ bool init_schema_late();          // schema.cpp: JIT type objects
 using InitFn = bool (*)();
 inline constexpr InitFn kInitFunctions[] = {
     init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,
-    init_library,
+    init_library, init_typeinfo, init_generator,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late};

@@ -14,6 +14,7 @@
 namespace tn::py {
 
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+PyObject* op_callable(const std::vector<int>& overloads, const char* name);  // ops.cpp
 
 namespace {
 
@@ -234,11 +235,67 @@ PyObject* has_kernel(PyObject*, PyObject* name) { return PyBool_FromLong(op_of(n
 
 PyObject* always_false(PyObject*, PyObject*) { Py_RETURN_FALSE; }
 
+// _SafeKernelFunction: the kernel an op would run for a key; call_boxed(keyset, *args) enters the
+// door for that overload (ours has one kernel table, so the keyset is not consulted).
+struct KernelObject {
+  PyObject_HEAD
+  PyObject* op;  // the door-bound callable of the overload
+};
+
+PyObject* kernel_call_boxed(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kw) {
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (n < 1) {
+    PyErr_SetString(PyExc_TypeError, "call_boxed(keyset, *args, **kwargs)");
+    return nullptr;
+  }
+  return PyObject_Vectorcall(reinterpret_cast<KernelObject*>(self)->op, args + 1, n - 1, kw);
+}
+
+void kernel_dealloc(PyObject* self) {
+  Py_XDECREF(reinterpret_cast<KernelObject*>(self)->op);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyMethodDef kernel_methods[] = {
+    {"call_boxed", reinterpret_cast<PyCFunction>(kernel_call_boxed),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyTypeObject KernelType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "torch._C._SafeKernelFunction";
+  t.tp_basicsize = sizeof(KernelObject);
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_dealloc = kernel_dealloc;
+  t.tp_methods = kernel_methods;
+  return t;
+}();
+
+PyObject* computed_kernel(PyObject*, PyObject* args) {
+  PyObject* name;
+  PyObject* key;
+  if (!PyArg_ParseTuple(args, "OO", &name, &key)) return nullptr;
+  int i = op_of(name);
+  if (i < 0) {
+    PyErr_Format(PyExc_RuntimeError, "could not find operator %S", name);
+    return nullptr;
+  }
+  auto* k = PyObject_New(KernelObject, &KernelType);
+  if (!k) return nullptr;
+  k->op = op_callable({i}, all_ops()[i].name);
+  if (!k->op) {
+    Py_DECREF(k);
+    return nullptr;
+  }
+  return reinterpret_cast<PyObject*>(k);
+}
+
 PyMethodDef kFunctions[] = {
     {"_dispatch_library", reinterpret_cast<PyCFunction>(dispatch_library),
      METH_VARARGS | METH_KEYWORDS, nullptr},
     {"_dispatch_has_kernel_for_dispatch_key", has_kernel_for_key, METH_VARARGS, nullptr},
     {"_dispatch_has_kernel", has_kernel, METH_O, nullptr},
+    {"_dispatch_get_computed_kernel_for_dispatch_key", computed_kernel, METH_VARARGS, nullptr},
     {"_dispatch_kernel_for_dispatch_key_is_fallthrough", always_false, METH_VARARGS, nullptr},
     {"_dispatch_has_backend_fallback", always_false, METH_VARARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
@@ -254,8 +311,9 @@ PyObject* python_kernel(int i, const char* key) {
 }
 
 bool init_library() {
-  if (PyType_Ready(&LibraryType) != 0) return false;
-  if (!add("torch._C", "_DispatchModule", Py_NewRef(reinterpret_cast<PyObject*>(&LibraryType))))
+  if (PyType_Ready(&LibraryType) != 0 || PyType_Ready(&KernelType) != 0) return false;
+  if (!add("torch._C", "_DispatchModule", Py_NewRef(reinterpret_cast<PyObject*>(&LibraryType))) ||
+      !add("torch._C", "_SafeKernelFunction", Py_NewRef(reinterpret_cast<PyObject*>(&KernelType))))
     return false;
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add("torch._C", d->ml_name, make_builtin(*d, d->ml_name, nullptr))) return false;

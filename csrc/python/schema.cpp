@@ -111,10 +111,23 @@ PyObject* jit_type(const SchemaType& t) {
 
 PyObject* attr(PyObject* self, const char* name) { return PyObject_GetAttrString(self, name); }
 
-PyObject* jt_str(PyObject* self, PyObject*) { return attr(self, "_tn_str"); }
-PyObject* jt_kind(PyObject* self, PyObject*) { return attr(self, "_tn_kind"); }
-PyObject* jt_elem(PyObject* self, PyObject*) { return attr(self, "_tn_elem"); }
-PyObject* jt_eq(PyObject* self, PyObject* other) {
+// Installed as instance methods (PyInstanceMethod), so the instance arrives as the argument:
+// one-argument methods are METH_O, two-argument ones METH_FASTCALL.
+PyObject* jt_str(PyObject*, PyObject* self) { return attr(self, "_tn_str"); }
+PyObject* jt_kind(PyObject*, PyObject* self) { return attr(self, "_tn_kind"); }
+PyObject* jt_elem(PyObject*, PyObject* self) { return attr(self, "_tn_elem"); }
+PyObject* jt_contained(PyObject*, PyObject* self) {
+  PyObject* e = attr(self, "_tn_elem");
+  if (!e) return nullptr;
+  if (e == Py_None) {
+    Py_DECREF(e);
+    return PyList_New(0);
+  }
+  PyObject* list = PyList_New(1);
+  PyList_SET_ITEM(list, 0, e);
+  return list;
+}
+PyObject* jt_eq_impl(PyObject* self, PyObject* other) {
   PyObject* a = attr(self, "_tn_str");
   PyObject* b = PyObject_GetAttrString(other, "_tn_str");
   if (!b) {
@@ -127,15 +140,15 @@ PyObject* jt_eq(PyObject* self, PyObject* other) {
   Py_DECREF(b);
   return PyBool_FromLong(eq);
 }
-PyObject* jt_hash(PyObject* self, PyObject*) {
+PyObject* jt_hash(PyObject*, PyObject* self) {
   PyObject* s = attr(self, "_tn_str");
   Py_hash_t h = PyObject_Hash(s);
   Py_DECREF(s);
   return PyLong_FromSsize_t(h);
 }
 // a.isSubtypeOf(b): equal, b is Any, or b is Optional[T] with a a subtype of T (or None).
-PyObject* jt_subtype(PyObject* self, PyObject* other) {
-  PyObject* eq = jt_eq(self, other);
+PyObject* jt_subtype_impl(PyObject* self, PyObject* other) {
+  PyObject* eq = jt_eq_impl(self, other);
   if (eq == Py_True) return eq;
   Py_DECREF(eq);
   PyObject* kind = PyObject_GetAttrString(other, "_tn_kind");
@@ -148,22 +161,39 @@ PyObject* jt_subtype(PyObject* self, PyObject* other) {
   if (k == "AnyType") Py_RETURN_TRUE;
   if (k == "OptionalType") {
     PyObject* e = attr(other, "_tn_elem");
-    PyObject* r = jt_subtype(self, e);
+    PyObject* r = jt_subtype_impl(self, e);
     Py_DECREF(e);
     return r;
   }
   Py_RETURN_FALSE;
 }
 
+PyObject* jt_eq(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (n != 2) {
+    PyErr_SetString(PyExc_TypeError, "expected one argument");
+    return nullptr;
+  }
+  return jt_eq_impl(args[0], args[1]);
+}
+PyObject* jt_subtype(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (n != 2) {
+    PyErr_SetString(PyExc_TypeError, "isSubtypeOf(other)");
+    return nullptr;
+  }
+  return jt_subtype_impl(args[0], args[1]);
+}
+
 bool install_jit_type_methods() {
   static PyMethodDef defs[] = {
-      {"__str__", jt_str, METH_NOARGS, nullptr},
-      {"__repr__", jt_str, METH_NOARGS, nullptr},
-      {"annotation_str", jt_str, METH_NOARGS, nullptr},
-      {"kind", jt_kind, METH_NOARGS, nullptr},
-      {"__eq__", jt_eq, METH_O, nullptr},
-      {"__hash__", jt_hash, METH_NOARGS, nullptr},
-      {"isSubtypeOf", jt_subtype, METH_O, nullptr},
+      {"__str__", jt_str, METH_O, nullptr},
+      {"__repr__", jt_str, METH_O, nullptr},
+      {"annotation_str", jt_str, METH_O, nullptr},
+      {"str", jt_str, METH_O, nullptr},
+      {"kind", jt_kind, METH_O, nullptr},
+      {"containedTypes", jt_contained, METH_O, nullptr},
+      {"__eq__", reinterpret_cast<PyCFunction>(jt_eq), METH_FASTCALL, nullptr},
+      {"__hash__", jt_hash, METH_O, nullptr},
+      {"isSubtypeOf", reinterpret_cast<PyCFunction>(jt_subtype), METH_FASTCALL, nullptr},
   };
   PyObject* base = stub_class("JitType");
   if (!base) return false;
@@ -175,7 +205,7 @@ bool install_jit_type_methods() {
     Py_DECREF(m);
   }
   Py_DECREF(base);
-  static PyMethodDef elem_def = {"getElementType", jt_elem, METH_NOARGS, nullptr};
+  static PyMethodDef elem_def = {"getElementType", jt_elem, METH_O, nullptr};
   for (const char* c : {"ListType", "OptionalType"}) {
     PyObject* cls = stub_class(c);
     PyObject* f = make_builtin(elem_def, elem_def.ml_name, nullptr);
@@ -189,8 +219,72 @@ bool install_jit_type_methods() {
   return true;
 }
 
-// X.get() for the singleton types: self of the builtin is the instance to return.
 PyObject* return_self(PyObject* self, PyObject*) { return Py_NewRef(self); }
+
+// OptionalType(T) and ListType(T): `self` of the builtin names the container.
+PyObject* container_new(PyObject* which, PyObject* const* args, Py_ssize_t n) {
+  // args: (cls, T) when called as cls(T) through __new__.
+  if (n != 2) {
+    PyErr_SetString(PyExc_TypeError, "expected one element type");
+    return nullptr;
+  }
+  PyObject* elem_str = PyObject_GetAttrString(args[1], "_tn_str");
+  if (!elem_str) return nullptr;
+  std::string kind = PyUnicode_AsUTF8(which);
+  std::string prefix = kind == "OptionalType" ? "Optional[" : "List[";
+  std::string str = prefix + PyUnicode_AsUTF8(elem_str) + "]";
+  Py_DECREF(elem_str);
+  return jit_type_named(kind, str, kind, args[1]);
+}
+
+bool install_container_constructors() {
+  static PyMethodDef new_def = {"__new__", reinterpret_cast<PyCFunction>(container_new),
+                                METH_FASTCALL, nullptr};
+  for (const char* c : {"OptionalType", "ListType"}) {
+    PyObject* which = PyUnicode_FromString(c);
+    PyObject* f = make_builtin(new_def, "__new__", which);
+    Py_DECREF(which);
+    PyObject* sm = PyStaticMethod_New(f);
+    Py_DECREF(f);
+    PyObject* cls = stub_class(c);
+    int rc = cls ? PyObject_SetAttrString(cls, "__new__", sm) : -1;
+    Py_XDECREF(cls);
+    Py_DECREF(sm);
+    if (rc != 0) return false;
+  }
+  // The named shorthands upstream offers.
+  struct Short {
+    const char* cls;
+    const char* name;
+    SchemaType type;
+  };
+  SchemaType tensor{"Tensor"};
+  SchemaType opt_tensor = tensor;
+  opt_tensor.optional = true;
+  SchemaType tensors = tensor;
+  tensors.is_list = true;
+  SchemaType ints{"int"};
+  ints.is_list = true;
+  static PyMethodDef get_def = {"get", return_self, METH_NOARGS, nullptr};
+  for (const Short& sh : {Short{"OptionalType", "ofTensor", opt_tensor},
+                          Short{"ListType", "ofTensors", tensors},
+                          Short{"ListType", "ofInts", ints}}) {
+    PyObject* inst = jit_type(sh.type);
+    if (!inst) return false;
+    PyObject* f = make_builtin(get_def, sh.name, inst);
+    Py_DECREF(inst);
+    PyObject* sm = PyStaticMethod_New(f);
+    Py_DECREF(f);
+    PyObject* cls = stub_class(sh.cls);
+    int rc = cls ? PyObject_SetAttrString(cls, sh.name, sm) : -1;
+    Py_XDECREF(cls);
+    Py_DECREF(sm);
+    if (rc != 0) return false;
+  }
+  return true;
+}
+
+// X.get() for the singleton types: self of the builtin is the instance to return.
 
 bool install_singleton_getters() {
   static PyMethodDef get_def = {"get", return_self, METH_NOARGS, nullptr};
@@ -275,11 +369,49 @@ PyObject* fs_returns(PyObject* self, void*) { return args_list(self, true); }
 PyObject* fs_is_mutable(PyObject* self, void*) {
   return PyBool_FromLong(reinterpret_cast<SchemaObject*>(self)->schema->is_mutable());
 }
-PyObject* fs_is_vararg(PyObject* self, void*) {
-  return PyBool_FromLong(reinterpret_cast<SchemaObject*>(self)->schema->is_vararg);
+// FunctionSchema(name, overload_name, arguments, returns, is_vararg, is_varret): built from
+// Argument objects (torch/_higher_order_ops/schema.py subclasses it this way).
+PyObject* fs_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* o = type->tp_alloc(type, 0);
+  if (o) new (&reinterpret_cast<SchemaObject*>(o)->schema) SchemaPtr();
+  return o;
 }
-PyObject* fs_is_varret(PyObject* self, void*) {
-  return PyBool_FromLong(reinterpret_cast<SchemaObject*>(self)->schema->is_varret);
+
+bool collect_args(PyObject* seq, std::vector<Argument>* out) {
+  PyObject* items = PySequence_Fast(seq, "arguments must be a sequence of torch.Argument");
+  if (!items) return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
+    PyObject* a = PySequence_Fast_GET_ITEM(items, i);
+    if (Py_TYPE(a) != &ArgumentType_) {
+      Py_DECREF(items);
+      PyErr_SetString(PyExc_TypeError, "arguments must be torch.Argument objects");
+      return false;
+    }
+    out->push_back(arg_of(a));
+  }
+  Py_DECREF(items);
+  return true;
+}
+
+int fs_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"name", "overload_name", "arguments", "returns", "is_vararg",
+                             "is_varret", nullptr};
+  const char* name;
+  const char* overload;
+  PyObject* arguments;
+  PyObject* returns;
+  int is_vararg = 0, is_varret = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ssOO|pp:FunctionSchema", const_cast<char**>(kw),
+                                   &name, &overload, &arguments, &returns, &is_vararg, &is_varret))
+    return -1;
+  auto f = std::make_shared<FunctionSchema>();
+  f->name = name;
+  f->overload = overload;
+  f->is_vararg = is_vararg;
+  f->is_varret = is_varret;
+  if (!collect_args(arguments, &f->arguments) || !collect_args(returns, &f->returns)) return -1;
+  reinterpret_cast<SchemaObject*>(self)->schema = std::move(f);
+  return 0;
 }
 PyObject* fs_str(PyObject* self) {
   return PyUnicode_FromString(reinterpret_cast<SchemaObject*>(self)->schema->str().c_str());
@@ -295,14 +427,21 @@ PyObject* fs_richcompare(PyObject* a, PyObject* b, int op) {
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
+// A view op: some argument aliases the output without being written.
+PyObject* fs_is_view_op(PyObject* self, PyObject*) {
+  for (const Argument& a : reinterpret_cast<SchemaObject*>(self)->schema->arguments)
+    if (a.type.alias && !a.type.alias->is_write) Py_RETURN_TRUE;
+  Py_RETURN_FALSE;
+}
+PyMethodDef fs_methods[] = {{"_is_view_op", fs_is_view_op, METH_NOARGS, nullptr},
+                            {nullptr, nullptr, 0, nullptr}};
+
 PyGetSetDef fs_getset[] = {
     {"name", fs_name, nullptr, nullptr, nullptr},
     {"overload_name", fs_overload, nullptr, nullptr, nullptr},
     {"arguments", fs_arguments, nullptr, nullptr, nullptr},
     {"returns", fs_returns, nullptr, nullptr, nullptr},
     {"is_mutable", fs_is_mutable, nullptr, nullptr, nullptr},
-    {"is_vararg", fs_is_vararg, nullptr, nullptr, nullptr},
-    {"is_varret", fs_is_varret, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyObject* arg_name(PyObject* self, void*) { return PyUnicode_FromString(arg_of(self).name.c_str()); }
@@ -316,9 +455,10 @@ PyObject* arg_N(PyObject* self, void*) {
 }
 PyObject* arg_alias(PyObject* self, void*) {
   const Argument& a = arg_of(self);
-  if (!a.type.alias) Py_RETURN_NONE;
+  const auto& alias = a.type.list_alias ? a.type.list_alias : a.type.alias;
+  if (!alias) Py_RETURN_NONE;
   auto* o = PyObject_New(AliasObject, &AliasType_);
-  new (&o->alias) AliasInfo(*a.type.alias);
+  new (&o->alias) AliasInfo(*alias);
   return reinterpret_cast<PyObject*>(o);
 }
 
@@ -547,6 +687,10 @@ PyTypeObject SchemaType_ = [] {
   t.tp_repr = fs_str;
   t.tp_hash = fs_hash;
   t.tp_richcompare = fs_richcompare;
+  t.tp_flags |= Py_TPFLAGS_BASETYPE;
+  t.tp_methods = fs_methods;
+  t.tp_new = fs_new;
+  t.tp_init = fs_init;
   return t;
 }();
 PyTypeObject ArgumentType_ = [] {
@@ -573,6 +717,9 @@ bool init_schema() {
 }
 
 // After the surface exists: the JIT type classes are generated from the stubs.
-bool init_schema_late() { return install_jit_type_methods() && install_singleton_getters(); }
+bool init_schema_late() {
+  return install_jit_type_methods() && install_singleton_getters() &&
+         install_container_constructors();
+}
 
 }  // namespace tn::py

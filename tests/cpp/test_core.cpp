@@ -114,3 +114,46 @@ TEST(Schema, BadTextIsAnError) {
   EXPECT_THROW(parse_schema("f(Tensor self"), Error);
   EXPECT_THROW(parse_schema("f(Tensor self) Tensor"), Error);
 }
+
+#include "dispatch/registry.h"
+
+TEST(Registry, BuiltinTablesLoadCleanly) {
+  EXPECT_GT(all_ops().size(), 3000u);
+  EXPECT_TRUE(registry_errors().empty()) << registry_errors().front();
+  int add = find_op("aten", "add", "Tensor");
+  ASSERT_GE(add, 0);
+  EXPECT_EQ(schema_of(add).str(),
+            "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  EXPECT_GE(find_op("profiler", "_record_function_enter", ""), 0);
+}
+
+TEST(Registry, RunTimeDefinitionsAndReset) {
+  int i = define_op("tn_test", "twice(Tensor x) -> Tensor", "", 7);
+  EXPECT_EQ(find_op("tn_test", "twice", ""), i);
+  EXPECT_THROW(define_op("tn_test", "twice(Tensor y) -> Tensor", "", 8), Error);
+  remove_library_ops(7);
+  EXPECT_EQ(find_op("tn_test", "twice", ""), -1);
+  EXPECT_GE(define_op("tn_test", "twice(Tensor y) -> Tensor", "", 9), 0);  // free again
+}
+
+#include <random>
+
+#include "core/generator.h"
+
+TEST(Generator, MatchesTheReferenceMersenneTwister) {
+  // std::mt19937 is the reference MT19937 with the same init_genrand seeding.
+  for (uint64_t seed : {0ULL, 5489ULL, 67280421310721ULL}) {
+    MT19937 ours(seed);
+    std::mt19937 ref(static_cast<uint32_t>(seed & 0xffffffffULL));
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(ours(), ref()) << "seed " << seed << " draw " << i;
+  }
+}
+
+TEST(Generator, ManualSeedRestartsTheStream) {
+  Generator g(42);
+  uint32_t a = g.random();
+  g.random();
+  g.manual_seed(42);
+  EXPECT_EQ(g.random(), a);
+  EXPECT_EQ(g.initial_seed(), 42u);
+}

@@ -1,0 +1,55 @@
+// The CPU random generator: a 32-bit Mersenne Twister (MT19937) seeded as upstream's CPU generator
+// is (init_genrand with the low 32 bits of the seed), plus the cached second normal samples that
+// upstream's samplers keep. Pure C++. Samplers (uniform_, normal_, ...) live with their kernels.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+
+#include "core/intrusive.h"
+
+namespace tn {
+
+constexpr uint64_t kDefaultSeed = 67280421310721ULL;
+
+class MT19937 {
+ public:
+  static constexpr int kN = 624;
+  explicit MT19937(uint64_t seed = 5489) { seed_with(seed); }
+  void seed_with(uint64_t seed);
+  uint32_t operator()();
+  // Raw state, for get_state/set_state.
+  uint32_t state[kN];
+  int left = 1;
+  int next = 0;
+  uint64_t seed_ = 0;
+
+ private:
+  void twist();
+};
+
+class Generator : public RefCounted {
+ public:
+  explicit Generator(uint64_t seed = kDefaultSeed) { manual_seed(seed); }
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const { return seed_; }
+  uint32_t random() { return engine_(); }
+  uint64_t random64();
+  // Upstream's samplers cache the second Box-Muller sample.
+  std::optional<float> next_float_normal;
+  std::optional<double> next_double_normal;
+  MT19937& engine() { return engine_; }
+  std::mutex mutex;  // held by a kernel while it draws, as upstream's generator lock
+
+ private:
+  MT19937 engine_;
+  uint64_t seed_ = kDefaultSeed;
+};
+
+// The process's default CPU generator (torch.default_generator).
+Generator& default_generator();
+// A seed from the operating system (Generator.seed()).
+uint64_t nondeterministic_seed();
+
+}  // namespace tn
