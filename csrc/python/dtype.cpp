@@ -2,6 +2,8 @@
 // compared by identity, repr "torch.<name>", pickled by name (as upstream's).
 #include "python/dtype.h"
 
+#include "core/promotion.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -16,7 +18,6 @@ struct NamedObject {
 };
 
 PyObject* dtype_objects[kNumScalarTypes];
-ScalarType g_default_dtype = ScalarType::Float;
 
 PyObject* dtype_repr(PyObject* self) {
   return PyUnicode_FromFormat("torch.%s", name(dtype_of(self)));
@@ -176,8 +177,8 @@ MemoryFormat memory_format_of(PyObject* o) {
   return static_cast<MemoryFormat>(reinterpret_cast<NamedObject*>(o)->value);
 }
 
-ScalarType default_dtype() { return g_default_dtype; }
-void set_default_dtype(ScalarType t) { g_default_dtype = t; }
+ScalarType default_dtype() { return default_float_dtype(); }
+void set_default_dtype(ScalarType t) { set_default_float_dtype(t); }
 
 bool export_dtypes(PyObject* m) {
   for (int i = 0; i < kNumScalarTypes; ++i)

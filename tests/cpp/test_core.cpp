@@ -157,3 +157,114 @@ TEST(Generator, ManualSeedRestartsTheStream) {
   EXPECT_EQ(g.random(), a);
   EXPECT_EQ(g.initial_seed(), 42u);
 }
+
+#include "core/promotion.h"
+
+TEST(Promotion, PromoteTypes) {
+  using S = ScalarType;
+  EXPECT_EQ(promote_types(S::Byte, S::Char), S::Short);
+  EXPECT_EQ(promote_types(S::Half, S::BFloat16), S::Float);
+  EXPECT_EQ(promote_types(S::Long, S::Float), S::Float);
+  EXPECT_EQ(promote_types(S::Bool, S::Byte), S::Byte);
+  EXPECT_EQ(promote_types(S::Int, S::Long), S::Long);
+  EXPECT_EQ(promote_types(S::Byte, S::Int), S::Int);
+}
+
+TEST(Promotion, WrappedNumbersOnlyRaiseTheCategory) {
+  using S = ScalarType;
+  ResultType r1;  // float16 tensor + 2.5 -> float16
+  r1.add_tensor(S::Half, false);
+  r1.add_number(S::Double);
+  EXPECT_EQ(r1.result(), S::Half);
+  ResultType r2;  // int64 tensor * 3.0 -> float32 (the default dtype)
+  r2.add_tensor(S::Long, false);
+  r2.add_number(S::Double);
+  EXPECT_EQ(r2.result(), S::Float);
+  ResultType r3;  // bool tensor + True -> bool; bool + 1 -> int64
+  r3.add_tensor(S::Bool, false);
+  r3.add_number(S::Bool);
+  EXPECT_EQ(r3.result(), S::Bool);
+  ResultType r4;
+  r4.add_tensor(S::Bool, false);
+  r4.add_number(S::Long);
+  EXPECT_EQ(r4.result(), S::Long);
+  ResultType r5;  // int32 tensor + 0-dim int64 tensor -> int32
+  r5.add_tensor(S::Int, false);
+  r5.add_tensor(S::Long, true);
+  EXPECT_EQ(r5.result(), S::Int);
+  ResultType r6;  // int32 tensor + 0-dim float64 -> default float
+  r6.add_tensor(S::Int, false);
+  r6.add_tensor(S::Double, true);
+  EXPECT_EQ(r6.result(), S::Double);
+}
+
+#include <cmath>
+#include <limits>
+
+#include "core/half.h"
+
+TEST(Half, RoundTripsEveryHalf) {
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    Half h;
+    h.x = static_cast<uint16_t>(b);
+    float f = h;
+    if (std::isnan(f)) continue;
+    EXPECT_EQ(Half(f).x, h.x) << std::hex << b;
+  }
+}
+
+TEST(Half, RoundsToNearestEven) {
+  EXPECT_EQ(Half(1.0f).x, 0x3c00);
+  EXPECT_EQ(Half(65504.0f).x, 0x7bff);
+  EXPECT_EQ(Half(65520.0f).x, 0x7c00);  // halfway to the next step rounds to inf
+  EXPECT_EQ(Half(1.0f + std::ldexp(1.0f, -11)).x, 0x3c00);  // tie -> even
+  EXPECT_EQ(Half(1.0f + 3 * std::ldexp(1.0f, -11)).x, 0x3c02);
+  EXPECT_EQ(Half(std::ldexp(1.0f, -24)).x, 0x0001);  // smallest subnormal
+  EXPECT_TRUE(std::isnan(static_cast<float>(Half(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+TEST(BFloat16, RoundsToNearestEven) {
+  EXPECT_EQ(BFloat16(1.0f).x, 0x3f80);
+  EXPECT_EQ(BFloat16(bits_float(0x3f808000U)).x, 0x3f80);  // tie -> even
+  EXPECT_EQ(BFloat16(bits_float(0x3f818000U)).x, 0x3f82);
+  EXPECT_EQ(static_cast<float>(BFloat16(3.0f)), 3.0f);
+}
+
+#include "dispatch/kernel.h"
+
+TEST(Door, FactoriesAndFillThroughTheDoor) {
+  Value size = Value::of_ints({2, 3});
+  Tensor t = call_tensor("aten::empty.memory_format", {size, Value::of_dtype(ScalarType::Int)});
+  EXPECT_EQ(t->sizes(), (Dims{2, 3}));
+  EXPECT_EQ(t->dtype(), ScalarType::Int);
+  call("aten::fill_.Scalar", {Value::of(t), Value::of_scalar(Scalar::from_int(7))});
+  auto* p = static_cast<int32_t*>(t->dense_cpu_data("test"));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(p[i], 7);
+  EXPECT_EQ(t->version(), 1u);
+  // A transposed view is filled through its strides.
+  Tensor tr = make_view(t, {3, 2}, {1, 3}, 0);
+  call("aten::zero_", {Value::of(tr)});
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(p[i], 0);
+}
+
+TEST(Door, MetaAllocatesNoBytesAndMissingKernelsRefuseByName) {
+  Tensor m = call_tensor("aten::empty.memory_format",
+                         {Value::of_ints({4}), Value{}, Value{},
+                          Value::of_device(Device{DeviceType::Meta, -1})});
+  EXPECT_EQ(m->representation(), Representation::Meta);
+  call("aten::fill_.Scalar", {Value::of(m), Value::of_scalar(Scalar::from_int(1))});
+  try {
+    call("aten::gelu", {Value::of(m)});
+    FAIL() << "gelu ran without a kernel";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind, ErrorKind::NotImplemented);
+    EXPECT_STREQ(e.what(), "aten.gelu.default has no kernel in torchnative for Meta tensors of "
+                           "dtype float32");
+  }
+}
+
+
+TEST(Door, EveryRegistrationNamesARealOp) {
+  EXPECT_FALSE(implemented_ops().empty());
+  EXPECT_TRUE(kernel_registration_errors().empty()) << kernel_registration_errors().front();
+}

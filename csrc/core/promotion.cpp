@@ -1,0 +1,92 @@
+// Type promotion (see promotion.h).
+#include "core/promotion.h"
+
+#include "core/error.h"
+
+namespace tn {
+namespace {
+ScalarType g_default_float = ScalarType::Float;
+
+int rank(ScalarType t) {  // position within a category, for widening
+  switch (t) {
+    case ScalarType::Bool: return 0;
+    case ScalarType::Byte: return 1;
+    case ScalarType::Char: return 1;
+    case ScalarType::Short: return 2;
+    case ScalarType::Int: return 3;
+    case ScalarType::Long: return 4;
+    case ScalarType::Half: return 1;
+    case ScalarType::BFloat16: return 1;
+    case ScalarType::Float: return 2;
+    case ScalarType::Double: return 3;
+    default: return -1;
+  }
+}
+}  // namespace
+
+ScalarType default_float_dtype() { return g_default_float; }
+void set_default_float_dtype(ScalarType t) { g_default_float = t; }
+
+Category category(ScalarType t) {
+  if (t == ScalarType::Bool) return Category::Bool;
+  return is_floating(t) ? Category::Floating : Category::Integral;
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  TN_CHECK_KIND(rank(a) >= 0 && rank(b) >= 0, NotImplemented, "type promotion between ",
+                name(a), " and ", name(b), " is not implemented by torchnative");
+  Category ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == Category::Floating) {
+    // float16 with bfloat16 meets at float32.
+    if (rank(a) == 1 && rank(b) == 1) return ScalarType::Float;
+    return rank(a) > rank(b) ? a : b;
+  }
+  // Integral: uint8 with int8 meets at int16; otherwise the wider wins.
+  if ((a == ScalarType::Byte && b == ScalarType::Char) ||
+      (a == ScalarType::Char && b == ScalarType::Byte))
+    return ScalarType::Short;
+  if (a == ScalarType::Byte) return rank(b) > 1 ? b : ScalarType::Short;
+  if (b == ScalarType::Byte) return rank(a) > 1 ? a : ScalarType::Short;
+  return rank(a) > rank(b) ? a : b;
+}
+
+void ResultType::add_tensor(ScalarType t, bool zero_dim) {
+  if (zero_dim) {
+    zero_ = has_zero_ ? promote_types(zero_, t) : t;
+    has_zero_ = true;
+  } else {
+    dim_ = has_dim_ ? promote_types(dim_, t) : t;
+    has_dim_ = true;
+  }
+}
+
+void ResultType::add_number(ScalarType t) {
+  wrapped_ = has_wrapped_ ? promote_types(wrapped_, t) : t;
+  has_wrapped_ = true;
+}
+
+// Upstream's rule for joining tiers: a lower tier counts only when it raises the category.
+ScalarType combine_categories(bool has_hi, ScalarType hi, bool has_lo, ScalarType lo) {
+  if (!has_hi) return lo;
+  if (!has_lo) return hi;
+  if (is_floating(hi)) return hi;
+  if (hi == ScalarType::Bool || is_floating(lo)) return promote_types(hi, lo);
+  return hi;
+}
+
+ScalarType ResultType::result() const {
+  // A wrapped float takes the default dtype; a wrapped int int64; a wrapped bool bool.
+  ScalarType wrapped = wrapped_;
+  if (has_wrapped_ && category(wrapped) == Category::Floating) wrapped = g_default_float;
+  bool has_lower = has_zero_ || has_wrapped_;
+  ScalarType lower = combine_categories(has_zero_, zero_, has_wrapped_, wrapped);
+  return combine_categories(has_dim_, dim_, has_lower, lower);
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  return category(from) <= category(to);
+}
+
+}  // namespace tn

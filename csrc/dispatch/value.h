@@ -1,0 +1,80 @@
+// Value: one argument or result of an operator call, as the schema types it (Tensor, int, float,
+// bool, Scalar, str, int[], float[], bool[], Tensor[], Tensor?[], ScalarType, Device, Layout,
+// MemoryFormat, Generator, or None). The binder (csrc/python/binder.cpp) builds them from Python
+// objects; kernels read them through Call (kernel.h). Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/generator.h"
+#include "core/tensor_impl.h"
+
+namespace tn {
+
+// A number whose Python type matters for promotion (int / float / bool), as upstream's Scalar.
+struct Scalar {
+  enum class Kind : uint8_t { Int, Double, Bool } kind = Kind::Int;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+
+  static Scalar from_int(int64_t v) { Scalar s; s.kind = Kind::Int; s.i = v; return s; }
+  static Scalar from_double(double v) { Scalar s; s.kind = Kind::Double; s.d = v; return s; }
+  static Scalar from_bool(bool v) { Scalar s; s.kind = Kind::Bool; s.b = v; return s; }
+  double to_double() const { return kind == Kind::Double ? d : kind == Kind::Int ? double(i) : b; }
+  int64_t to_int() const {
+    return kind == Kind::Int ? i : kind == Kind::Double ? static_cast<int64_t>(d) : b;
+  }
+  bool is_floating() const { return kind == Kind::Double; }
+  bool is_bool() const { return kind == Kind::Bool; }
+  bool is_integral() const { return kind == Kind::Int; }
+  // The dtype upstream gives a 0-dim tensor made from this number (int64 / float64 / bool).
+  ScalarType default_dtype() const {
+    return kind == Kind::Double ? ScalarType::Double
+                                : kind == Kind::Int ? ScalarType::Long : ScalarType::Bool;
+  }
+};
+
+enum class MemoryFormatKind : int8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
+
+struct Value {
+  enum class Tag : uint8_t {
+    None, Tensor, Int, Double, Bool, Scalar, String, IntList, DoubleList, BoolList, TensorList,
+    OptTensorList, Dtype, Device, Layout, MemoryFormat, Generator
+  };
+  Tag tag = Tag::None;
+  Tensor tensor;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  Scalar scalar;
+  std::string str;
+  std::vector<int64_t> ints;
+  std::vector<double> doubles;
+  std::vector<bool> bools;
+  std::vector<Tensor> tensors;  // TensorList; OptTensorList uses null Ptrs for None
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+  MemoryFormatKind memory_format = MemoryFormatKind::Contiguous;
+  Ptr<Generator> generator;
+
+  bool is_none() const { return tag == Tag::None; }
+  static Value of(Tensor t) { Value v; v.tag = Tag::Tensor; v.tensor = std::move(t); return v; }
+  static Value of_int(int64_t x) { Value v; v.tag = Tag::Int; v.i = x; return v; }
+  static Value of_double(double x) { Value v; v.tag = Tag::Double; v.d = x; return v; }
+  static Value of_bool(bool x) { Value v; v.tag = Tag::Bool; v.b = x; return v; }
+  static Value of_scalar(Scalar s) { Value v; v.tag = Tag::Scalar; v.scalar = s; return v; }
+  static Value of_ints(std::vector<int64_t> x) {
+    Value v; v.tag = Tag::IntList; v.ints = std::move(x); return v;
+  }
+  static Value of_tensors(std::vector<Tensor> x) {
+    Value v; v.tag = Tag::TensorList; v.tensors = std::move(x); return v;
+  }
+  static Value of_dtype(ScalarType t) { Value v; v.tag = Tag::Dtype; v.dtype = t; return v; }
+  static Value of_device(Device d) { Value v; v.tag = Tag::Device; v.device = d; return v; }
+};
+
+}  // namespace tn

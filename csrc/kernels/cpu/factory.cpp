@@ -1,0 +1,98 @@
+// Creation ops: empty, empty_strided (allocate on the requested device, so one kernel serves CPU
+// and meta) and fill_/zero_ (write values; a no-op on meta tensors, which hold no bytes).
+#include <cstring>
+
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/strided.h"
+
+namespace tn {
+namespace {
+
+// Factory options: dtype (default float dtype), layout (strided only), device, pin_memory.
+struct Options {
+  ScalarType dtype;
+  Device device;
+};
+
+Options factory_options(const Call& c, size_t dtype_arg) {
+  Options o{c.optional_dtype(dtype_arg).value_or(default_float_dtype()), Device{}};
+  const Value& layout = c.arg(dtype_arg + 1);
+  TN_CHECK_KIND(layout.is_none() || layout.i == 0, NotImplemented, c.key(),
+                ": only the strided layout is implemented by torchnative");
+  const Value& device = c.arg(dtype_arg + 2);
+  if (!device.is_none()) o.device = device.device;
+  const Value& pin = c.arg(dtype_arg + 3);
+  TN_CHECK_KIND(pin.is_none() || !pin.b, NotImplemented, c.key(),
+                ": pin_memory=True is not implemented by torchnative");
+  TN_CHECK_KIND(info(o.dtype).supported, NotImplemented, c.key(),
+                " has no kernel in torchnative for dtype ", name(o.dtype));
+  return o;
+}
+
+// empty.memory_format(SymInt[] size, *, ScalarType? dtype, Layout? layout, Device? device,
+//                     bool? pin_memory, MemoryFormat? memory_format)
+void empty_memory_format(Call& c) {
+  Options o = factory_options(c, 1);
+  const Value& mf = c.arg(5);
+  TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Contiguous ||
+                    mf.memory_format == MemoryFormatKind::Preserve,
+                NotImplemented, c.key(), ": channels_last memory formats are not implemented");
+  c.ret(empty_tensor(c.int_list(0), o.dtype, o.device));
+}
+TN_REGISTER_COMPOSITE("aten::empty.memory_format", empty_memory_format);
+
+// empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype, Layout? layout,
+//               Device? device, bool? pin_memory)
+void empty_strided(Call& c) {
+  Options o = factory_options(c, 2);
+  const Dims& sizes = c.int_list(0);
+  const Dims& strides = c.int_list(1);
+  TN_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  size_t nbytes = storage_bytes_needed(sizes, strides, 0, itemsize(o.dtype));
+  Representation rep = o.device.type == DeviceType::Meta ? Representation::Meta
+                                                         : Representation::DenseCPU;
+  Storage st = make<StorageImpl>(nbytes, o.device, true);
+  c.ret(make<TensorImpl>(st, o.dtype, sizes, strides, 0, rep));
+}
+TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
+
+// Writes v into every element of t (any strides).
+void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
+  dispatch_dtype(t->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    T value = v.is_floating() ? static_cast<T>(v.d)
+              : v.is_bool()   ? static_cast<T>(v.b)
+                              : static_cast<T>(v.i);
+    T* data = static_cast<T*>(t->dense_cpu_data(key.c_str())) - t->storage_offset();
+    if (t->is_contiguous()) {
+      T* p = data + t->storage_offset();
+      for (int64_t k = 0; k < t->numel(); ++k) p[k] = value;
+      return;
+    }
+    for_each_offset(t->sizes(), t->strides(), t->storage_offset(),
+                    [&](int64_t off) { data[off] = value; });
+  });
+}
+
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+void fill_scalar_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  fill_dense(self, c.scalar(1), c.key());
+  self->bump_version();
+  c.ret(self);
+}
+void fill_scalar_meta(Call& c) { c.ret(c.tensor(0)); }
+TN_REGISTER_KERNEL("aten::fill_.Scalar", DenseCPU, fill_scalar_cpu);
+TN_REGISTER_KERNEL("aten::fill_.Scalar", Meta, fill_scalar_meta);
+
+// zero_(Tensor(a!) self) -> Tensor(a!): fill_ with 0, on whatever representation self has.
+void zero_(Call& c) {
+  c.ret(call_tensor("aten::fill_.Scalar", {c.arg(0), Value::of_scalar(Scalar::from_int(0))}));
+}
+TN_REGISTER_COMPOSITE("aten::zero_", zero_);
+
+}  // namespace
+}  // namespace tn
