@@ -17,6 +17,9 @@
 #include "python/tensor.h"
 
 namespace tn::py {
+
+bool generator_of(PyObject* obj, Ptr<Generator>* out);  // generator.cpp
+
 namespace {
 
 struct SigRow {
@@ -300,7 +303,14 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
     *v = Value::of_device(d);
     return true;
   }
-  return false;  // Generator, Dimname, Storage, Stream, ...: not bindable yet
+  if (base == "Generator") {
+    Ptr<Generator> g;
+    if (!generator_of(o, &g)) return false;
+    v->tag = Value::Tag::Generator;
+    v->generator = g;
+    return true;
+  }
+  return false;  // Dimname, Storage, Stream, ...: not bindable yet
 }
 
 namespace {
