@@ -143,7 +143,7 @@ struct CatPlan {
 
 // Output shape, wrapped dim and promoted dtype of cat, with upstream's checks.
 CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
-  TN_CHECK(!ts.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  TN_CHECK_KIND(!ts.empty(), Value, "torch.cat(): expected a non-empty list of Tensors");
   CatPlan p;
   p.dtype = ts[0]->dtype();
   for (const Tensor& t : ts) p.dtype = promote_types(p.dtype, t->dtype());
@@ -273,18 +273,14 @@ void flip(Call& c) {
   Dims sizes = self->sizes(), strides = self->strides();
   int64_t offset = self->storage_offset();
   std::vector<bool> seen(std::max<int64_t>(self->dim(), 1), false);
-  size_t unique = 0;
   for (int64_t d : c.int_list(1)) {
     int64_t w = wrap_dim(d, self->dim());
-    if (seen[w]) continue;
+    TN_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
     seen[w] = true;
-    ++unique;
     if (self->dim() == 0 || sizes[w] == 0) continue;
     offset += (sizes[w] - 1) * strides[w];
     strides[w] = -strides[w];
   }
-  TN_CHECK(unique == c.int_list(1).size(), "dims has duplicates, original flip dims size=",
-           c.int_list(1).size(), ", but unique flip dims size=", unique);
   Tensor out = alloc_like(self, self->dtype(), self->device(), true);
   if (self->numel() > 0) copy_(out, make_view(self, sizes, strides, offset));
   c.ret(out);

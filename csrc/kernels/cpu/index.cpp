@@ -39,13 +39,15 @@ void index_select_fill(const Tensor& out, const Tensor& self, int64_t d, const T
   const char* key = "aten::index_select";
   auto idx = read_indices(index, index->sizes(), key);
   int64_t size = self->dim() == 0 ? 1 : self->size(d);
-  for (int64_t i : idx) TN_CHECK_KIND(i >= -size && i < size, Index, "index out of range in self");
+  for (int64_t i : idx)
+    TN_CHECK(i >= 0 && i < size, "INDICES element is out of DATA bounds, id=", i, " axis_dim=",
+             size);
   if (self->dim() == 0) {
     if (!idx.empty()) copy_dense_cpu(out, self, key);
     return;
   }
   for (size_t i = 0; i < idx.size(); ++i) {
-    int64_t j = idx[i] < 0 ? idx[i] + size : idx[i];
+    int64_t j = idx[i];
     Dims ss = self->sizes(), st = self->strides(), os = out->strides();
     ss.erase(ss.begin() + d);
     st.erase(st.begin() + d);

@@ -1,9 +1,9 @@
 // arange (three overloads and both out= forms) and linspace on dense CPU tensors, with meta
 // kernels that share the length/dtype rules and allocate without bytes.
-// Arithmetic: upstream's scalar formulas (arange: start + step * i in the accumulate type;
-// linspace: from start for the first half, from end for the second, in the step type). Upstream's
-// vectorised loop forms base + k * step inside each SIMD block instead, which can differ in the
-// last ulp for float32 ranges whose step is not exact; not expected to be bit-identical there.
+// Arithmetic: upstream's formulas (arange: start + step * i in the accumulate type; linspace:
+// from start for the first half, from end for the second, in the step type), with the multiply-add
+// fused for float/double as upstream's build computes it (checked bit-identical in
+// tests/ops/test_views.py); float16/bfloat16 round after each operation as c10::Half does.
 #include <cmath>
 
 #include "core/promotion.h"
@@ -20,6 +20,17 @@ template <typename T>
 using range_acc_t = std::conditional_t<
     std::is_integral_v<T>, int64_t,
     std::conditional_t<std::is_floating_point_v<T>, double, float>>;
+
+// a * b + c: one rounding (FMA) for float/double, as upstream's compiled kernels; otherwise the
+// type's own operators (integers exact, 16-bit floats rounding per operation).
+template <typename S>
+S muladd(S a, S b, S c) {
+  if constexpr (std::is_floating_point_v<S>) {
+    return std::fma(a, b, c);
+  } else {
+    return S(S(a * b) + c);
+  }
+}
 
 ScalarType arange_dtype(const Call& c, int n_scalars, size_t dtype_at) {
   if (auto d = c.optional_dtype(dtype_at)) return *d;
@@ -44,7 +55,7 @@ int64_t arange_length(Scalar start, Scalar end, Scalar step, ScalarType t, const
     TN_CHECK(std::isfinite(double(xs)) && std::isfinite(double(xe)), "unsupported range: ",
              double(xs), " -> ", double(xe));
     TN_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs),
-             "upper bound and larger bound inconsistent with step sign");
+             "upper bound and lower bound inconsistent with step sign");
     double len;
     if constexpr (std::is_same_v<T, int64_t>) {
       int64_t sgn = (xst > 0) - (xst < 0);
@@ -66,7 +77,7 @@ void arange_fill(const Tensor& out, Scalar start, Scalar step, const char* key) 
     T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
     int64_t i = 0;
     for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
-      p[o] = convert<T>(static_cast<A>(xs + xst * static_cast<A>(i++)));
+      p[o] = convert<T>(muladd<A>(xst, static_cast<A>(i++), xs));
     });
   });
 }
@@ -131,9 +142,9 @@ void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, c
       if (steps == 1) {
         p[o] = s;
       } else if (i < half) {
-        p[o] = convert<T>(S(S(s) + S(step * S(double(i)))));
+        p[o] = convert<T>(muladd<S>(step, S(double(i)), S(s)));
       } else {
-        p[o] = convert<T>(S(S(e) - S(step * S(double(steps - i - 1)))));
+        p[o] = convert<T>(muladd<S>(S(-step), S(double(steps - i - 1)), S(e)));
       }
       ++i;
     });
