@@ -155,7 +155,8 @@ TN_REGISTER_COMPOSITE("aten::movedim.int", movedim);
 // Upstream's inferExpandGeometry: new leading dims and size-1 dims broadcast with stride 0.
 Tensor expand_to(const Tensor& self, const Dims& target) {
   int64_t n = static_cast<int64_t>(target.size()), nd = self->dim();
-  TN_CHECK(n >= nd, "expand(torch.", info(self->dtype()).legacy_name, "{", dims_str(self->sizes()), "}, size=", dims_str(target), "): the number of sizes "
+  TN_CHECK(n >= nd, "expand(torch.", info(self->dtype()).legacy_name, "{",
+           dims_str(self->sizes()), "}, size=", dims_str(target), "): the number of sizes "
            "provided (", n, ") must be greater or equal to the number of dimensions in the "
            "tensor (", nd, ")");
   Dims sizes(n), strides(n);
