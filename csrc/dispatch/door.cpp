@@ -268,6 +268,8 @@ std::vector<std::string> split_list(const std::string& text) {  // "[1, 2]" -> {
   return out;
 }
 
+}  // namespace
+
 Value default_value(const Argument& a) {
   const std::string& t = *a.default_text;
   const std::string& base = a.type.base;
@@ -312,8 +314,6 @@ Value default_value(const Argument& a) {
   }
   return Value::of_int(std::strtoll(t.c_str(), nullptr, 10));
 }
-
-}  // namespace
 
 void fill_defaults(const FunctionSchema& schema, std::vector<Value>& args) {
   for (size_t i = args.size(); i < schema.arguments.size(); ++i) {

@@ -83,6 +83,8 @@ std::vector<Value> dispatch(int op_index, std::vector<Value> args);
 std::vector<Value> call(const char* op_key, std::vector<Value> args);
 Tensor call_tensor(const char* op_key, std::vector<Value> args);
 
+// The value of an argument's schema default (the argument must have one).
+Value default_value(const Argument& a);
 // Fills missing trailing arguments with the schema's defaults (the binder does this for Python).
 void fill_defaults(const FunctionSchema& schema, std::vector<Value>& args);
 

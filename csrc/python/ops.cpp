@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dispatch/registry.h"
+#include "python/binder.h"
 #include "python/init.h"
 #include "python/tensor.h"
 
@@ -16,11 +17,12 @@ PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* sel
 
 namespace {
 
-// The overloads of one Python name, by index into all_ops().
+// The overloads of one Python spelling, in the order the binder tries them.
 struct OpGroup {
   PyObject_HEAD
-  std::vector<int>* overloads;
+  const std::vector<Overload>* overloads;
   const char* name;
+  bool schema_names;  // torch.ops spellings bind by schema names (self, not input)
 };
 
 PyTypeObject OpGroupType = [] {
@@ -31,20 +33,10 @@ PyTypeObject OpGroupType = [] {
   return t;
 }();
 
-// The door for Python-spelled calls. Argument binding and kernels come with the op layer; until
-// an overload has a kernel, every call is refused by name.
-PyObject* door(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
+// The door for Python-spelled calls: bind, dispatch, convert (binder.cpp).
+PyObject* door(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   auto* g = reinterpret_cast<OpGroup*>(self);
-  std::string overloads;
-  for (int i : *g->overloads) {
-    const OpInfo& op = all_ops()[i];
-    if (!overloads.empty()) overloads += ", ";
-    overloads += op.overload[0] ? op.overload : "default";
-  }
-  PyErr_Format(PyExc_NotImplementedError,
-               "aten.%s has no kernel in torchnative for dense CPU tensors (overloads: %s)",
-               g->name, overloads.c_str());
-  return nullptr;
+  return call_overloads(g->name, *g->overloads, nullptr, args, nargs, kwnames, g->schema_names);
 }
 
 PyMethodDef door_def = {"door", reinterpret_cast<PyCFunction>(door),
@@ -55,28 +47,21 @@ PyMethodDef door_def = {"door", reinterpret_cast<PyCFunction>(door),
 struct OpMethod {
   PyObject_HEAD
   vectorcallfunc vectorcall;
-  std::vector<int>* overloads;
+  const std::vector<Overload>* overloads;
   const char* name;
   PyObject* dict;  // __doc__ (set by torch/_tensor_docs.py), __name__
 };
 
-PyObject* method_door(PyObject* self, PyObject* const*, size_t nargsf, PyObject*) {
+PyObject* method_door(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* m = reinterpret_cast<OpMethod*>(self);
-  if (PyVectorcall_NARGS(nargsf) < 1) {
-    PyErr_Format(PyExc_TypeError, "descriptor '%s' of 'torch._C.TensorBase' object needs an argument",
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (n < 1 || !is_tensor(args[0])) {
+    PyErr_Format(PyExc_TypeError,
+                 "descriptor '%s' of 'torch._C.TensorBase' object needs a Tensor argument",
                  m->name);
     return nullptr;
   }
-  std::string overloads;
-  for (int i : *m->overloads) {
-    const OpInfo& op = all_ops()[i];
-    if (!overloads.empty()) overloads += ", ";
-    overloads += op.overload[0] ? op.overload : "default";
-  }
-  PyErr_Format(PyExc_NotImplementedError,
-               "aten.%s has no kernel in torchnative for dense CPU tensors (overloads: %s)",
-               m->name, overloads.c_str());
-  return nullptr;
+  return call_overloads(m->name, *m->overloads, args[0], args + 1, n - 1, kwnames, false);
 }
 
 PyObject* method_get(PyObject* self, PyObject* obj, PyObject*) {
@@ -111,9 +96,11 @@ bool add_methods() {
     if (ops[i].is_method) groups[ops[i].name].push_back(static_cast<int>(i));
   PyObject* dict = TensorBaseType.tp_dict;
   for (auto& [name, indices] : groups) {
+    const auto& ovs = python_overloads(true, "", name);
+    if (ovs.empty()) continue;  // not bound as a method upstream
     auto* m = PyObject_New(OpMethod, &OpMethodType);
     m->vectorcall = method_door;
-    m->overloads = new std::vector<int>(indices);  // kept for the process, as the method is
+    m->overloads = &ovs;
     m->name = ops[indices[0]].name;
     m->dict = PyDict_New();
     PyObject* n = PyUnicode_FromString(name.c_str());
@@ -138,15 +125,23 @@ const char* module_for(const OpInfo& op) {
 
 }  // namespace
 
-// A builtin calling the door for the given overloads (torch.ops packets and overloads use it).
-PyObject* op_callable(const std::vector<int>& overloads, const char* name) {
+PyObject* group_callable(const std::vector<Overload>* overloads, const char* name,
+                         bool schema_names) {
   auto* g = PyObject_New(OpGroup, &OpGroupType);
   if (!g) return nullptr;
-  g->overloads = new std::vector<int>(overloads);  // kept for the process, as the op is
+  g->overloads = overloads;
   g->name = name;
+  g->schema_names = schema_names;
   PyObject* f = make_builtin(door_def, name, reinterpret_cast<PyObject*>(g));
   Py_DECREF(g);
   return f;
+}
+
+// A builtin calling the door for the given overloads by schema (torch.ops packets/overloads).
+PyObject* op_callable(const std::vector<int>& overloads, const char* name) {
+  auto* list = new std::vector<Overload>;  // kept for the process, as the op object is
+  for (int i : overloads) list->push_back({i, -1});
+  return group_callable(list, name, true);
 }
 
 bool init_ops() {
@@ -161,7 +156,10 @@ bool init_ops() {
   }
   for (auto& [key, indices] : groups) {
     const char* name = ops[indices[0]].name;
-    if (!add(key.first.c_str(), name, op_callable(indices, name))) return false;
+    std::string module = ops[indices[0]].python_module;
+    const auto& ovs = python_overloads(false, module, name);
+    if (ovs.empty()) continue;  // upstream binds no Python spelling for it
+    if (!add(key.first.c_str(), name, group_callable(&ovs, name, false))) return false;
   }
   return true;
 }

@@ -224,6 +224,9 @@ PyMethodDef registry_query_def = {"query", registry_query, METH_O, nullptr};
 
 }  // namespace
 
+// Grad mode is the first row of the flag table.
+bool grad_mode_enabled() { return flag_value(0); }
+
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self) {
   return named_builtin(proto, name, self);
 }

@@ -1,0 +1,605 @@
+// The binder (see binder.h): parsing Python calls against upstream's schemas and converting
+// results back. No Python frame runs between the call and the kernel.
+#include "python/binder.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/half.h"
+#include "dispatch/kernel.h"
+#include "dispatch/registry.h"
+#include "dispatch/schema.h"
+#include "python/device.h"
+#include "python/dtype.h"
+#include "python/errors.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+namespace {
+
+struct SigRow {
+  bool is_method;
+  const char* module;
+  const char* name;
+  const char* base;
+  const char* out;
+};
+
+const SigRow kSigRows[] = {
+#include "py_signatures.inc"
+};
+
+int resolve(const char* key) {
+  std::string k = key;
+  size_t sep = k.find("::");
+  std::string rest = k.substr(sep + 2);
+  size_t dot = rest.find('.');
+  return find_op(k.substr(0, sep), rest.substr(0, dot),
+                 dot == std::string::npos ? "" : rest.substr(dot + 1));
+}
+
+using SigKey = std::tuple<bool, std::string, std::string>;
+
+const std::map<SigKey, std::vector<Overload>>& sig_table() {
+  static const auto* table = [] {
+    auto* t = new std::map<SigKey, std::vector<Overload>>;
+    for (const SigRow& r : kSigRows) {
+      int base = resolve(r.base);
+      if (base < 0) continue;
+      int out = r.out[0] ? resolve(r.out) : -1;
+      (*t)[{r.is_method, r.module, r.name}].push_back({base, out});
+    }
+    return t;
+  }();
+  return *table;
+}
+
+bool is_int_like(PyObject* o) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_Check(o)) return true;
+  if (PyFloat_Check(o) || is_tensor(o)) return false;
+  return PyIndex_Check(o);
+}
+
+bool as_int(PyObject* o, int64_t* v) {
+  if (PyBool_Check(o) || PyFloat_Check(o)) return false;
+  if (is_tensor(o)) {  // a 0-dim integral tensor counts (upstream: THPUtils_checkIndex)
+    TensorImpl* t = impl_of(o);
+    if (t->dim() != 0 || is_floating(t->dtype()) || t->dtype() == ScalarType::Bool) return false;
+  }
+  if (!PyLong_Check(o) && !PyIndex_Check(o)) return false;
+  PyObject* idx = PyNumber_Index(o);
+  if (!idx) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  long long r = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  if (overflow || (r == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  *v = r;
+  return true;
+}
+
+// Reads one element of a 0-dim dense CPU tensor as a Scalar of its dtype's kind.
+bool tensor_scalar(TensorImpl* t, Scalar* s) {
+  if (t->dim() != 0 || t->representation() != Representation::DenseCPU) return false;
+  if (t->requires_grad()) return false;
+  const void* p = t->data_unchecked();
+  switch (t->dtype()) {
+    case ScalarType::Bool: *s = Scalar::from_bool(*static_cast<const bool*>(p)); return true;
+    case ScalarType::Byte: *s = Scalar::from_int(*static_cast<const uint8_t*>(p)); return true;
+    case ScalarType::Char: *s = Scalar::from_int(*static_cast<const int8_t*>(p)); return true;
+    case ScalarType::Short: *s = Scalar::from_int(*static_cast<const int16_t*>(p)); return true;
+    case ScalarType::Int: *s = Scalar::from_int(*static_cast<const int32_t*>(p)); return true;
+    case ScalarType::Long: *s = Scalar::from_int(*static_cast<const int64_t*>(p)); return true;
+    case ScalarType::Half:
+      *s = Scalar::from_double(*static_cast<const Half*>(p));
+      return true;
+    case ScalarType::BFloat16:
+      *s = Scalar::from_double(*static_cast<const BFloat16*>(p));
+      return true;
+    case ScalarType::Float: *s = Scalar::from_double(*static_cast<const float*>(p)); return true;
+    case ScalarType::Double: *s = Scalar::from_double(*static_cast<const double*>(p)); return true;
+    default: return false;
+  }
+}
+
+bool as_double(PyObject* o, double* v) {
+  if (PyFloat_Check(o)) {
+    *v = PyFloat_AS_DOUBLE(o);
+    return true;
+  }
+  if (PyLong_Check(o)) {  // bool included, as upstream's THPUtils_checkDouble
+    *v = PyLong_AsDouble(o);
+    if (*v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
+  if (is_tensor(o)) {
+    Scalar s;
+    if (!tensor_scalar(impl_of(o), &s)) return false;
+    *v = s.to_double();
+    return true;
+  }
+  return false;
+}
+
+bool as_scalar(PyObject* o, Scalar* s) {
+  if (PyBool_Check(o)) {
+    *s = Scalar::from_bool(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return false;
+    *s = Scalar::from_int(v);
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    *s = Scalar::from_double(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (is_tensor(o)) return tensor_scalar(impl_of(o), s);
+  return false;
+}
+
+bool as_dtype(PyObject* o, ScalarType* t) {
+  if (is_dtype(o)) {
+    *t = dtype_of(o);
+    return true;
+  }
+  // Python's own types name dtypes too: float -> float64, int -> int64, bool -> bool.
+  if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) *t = ScalarType::Double;
+  else if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) *t = ScalarType::Long;
+  else if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) *t = ScalarType::Bool;
+  else return false;
+  return true;
+}
+
+bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
+
+bool list_value(PyObject* o, const SchemaType& t, Value* v) {
+  const std::string& base = t.base;
+  if (base == "int" || base == "SymInt") {
+    int64_t single;
+    if (!is_sequence(o) && t.list_size > 0 && as_int(o, &single)) {  // int[N] takes a bare int
+      *v = Value::of_ints(std::vector<int64_t>(t.list_size, single));
+      return true;
+    }
+    if (!is_sequence(o)) return false;
+    std::vector<int64_t> ints;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      int64_t x;
+      if (!as_int(PySequence_Fast_GET_ITEM(o, i), &x)) return false;
+      ints.push_back(x);
+    }
+    *v = Value::of_ints(std::move(ints));
+    return true;
+  }
+  if (!is_sequence(o)) return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  if (base == "Tensor") {
+    Value r;
+    r.tag = t.elem_optional ? Value::Tag::OptTensorList : Value::Tag::TensorList;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* e = PySequence_Fast_GET_ITEM(o, i);
+      if (e == Py_None && t.elem_optional) {
+        r.tensors.emplace_back();
+      } else if (is_tensor(e)) {
+        r.tensors.emplace_back(impl_of(e));
+      } else {
+        return false;
+      }
+    }
+    *v = std::move(r);
+    return true;
+  }
+  if (base == "float") {
+    Value r;
+    r.tag = Value::Tag::DoubleList;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      double d;
+      if (!as_double(PySequence_Fast_GET_ITEM(o, i), &d)) return false;
+      r.doubles.push_back(d);
+    }
+    *v = std::move(r);
+    return true;
+  }
+  if (base == "bool") {
+    Value r;
+    r.tag = Value::Tag::BoolList;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* e = PySequence_Fast_GET_ITEM(o, i);
+      if (!PyBool_Check(e)) return false;
+      r.bools.push_back(e == Py_True);
+    }
+    *v = std::move(r);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool to_value(PyObject* o, const Argument& arg, Value* v) {
+  const SchemaType& t = arg.type;
+  if (o == Py_None) {
+    if (!t.optional) return false;
+    *v = Value{};
+    return true;
+  }
+  if (t.is_list) return list_value(o, t, v);
+  const std::string& base = t.base;
+  if (base == "Tensor") {
+    if (!is_tensor(o)) return false;
+    *v = Value::of(Tensor(impl_of(o)));
+    return true;
+  }
+  if (base == "Scalar") {
+    Scalar s;
+    if (!as_scalar(o, &s)) return false;
+    *v = Value::of_scalar(s);
+    return true;
+  }
+  if (base == "int" || base == "SymInt") {
+    int64_t x;
+    if (!as_int(o, &x)) return false;
+    *v = Value::of_int(x);
+    return true;
+  }
+  if (base == "float" || base == "SymFloat") {
+    double d;
+    if (!as_double(o, &d)) return false;
+    *v = Value::of_double(d);
+    return true;
+  }
+  if (base == "bool" || base == "SymBool") {
+    if (!PyBool_Check(o)) return false;
+    *v = Value::of_bool(o == Py_True);
+    return true;
+  }
+  if (base == "str") {
+    if (!PyUnicode_Check(o)) return false;
+    v->tag = Value::Tag::String;
+    v->str = PyUnicode_AsUTF8(o);
+    return true;
+  }
+  if (base == "ScalarType") {
+    ScalarType st;
+    if (!as_dtype(o, &st)) return false;
+    *v = Value::of_dtype(st);
+    return true;
+  }
+  if (base == "Layout") {
+    if (Py_TYPE(o) != &LayoutType) return false;
+    v->tag = Value::Tag::Layout;
+    v->i = o == strided_layout() ? 0 : 1;
+    return true;
+  }
+  if (base == "MemoryFormat") {
+    if (!is_memory_format(o)) return false;
+    v->tag = Value::Tag::MemoryFormat;
+    v->memory_format = static_cast<MemoryFormatKind>(memory_format_of(o));
+    return true;
+  }
+  if (base == "Device") {
+    if (!is_device(o) && !PyUnicode_Check(o) && !(PyLong_Check(o) && !PyBool_Check(o)))
+      return false;
+    Device d;
+    if (!parse_device(o, &d)) throw std::runtime_error("device");  // error already set
+    *v = Value::of_device(d);
+    return true;
+  }
+  return false;  // Generator, Dimname, Storage, Stream, ...: not bindable yet
+}
+
+namespace {
+
+struct PyErrorSet : std::exception {};
+
+// The Python-visible name of argument a (functions call `self` `input`).
+bool name_matches(const Argument& a, const char* kw, bool schema_names, bool is_first) {
+  if (std::strcmp(a.name.c_str(), kw) == 0) return true;
+  return !schema_names && is_first && a.name == "self" && std::strcmp(kw, "input") == 0;
+}
+
+struct Bound {
+  std::vector<Value> values;
+  std::vector<PyObject*> sources;  // the Python object each value came from (or nullptr)
+  bool requires_grad = false;
+};
+
+bool has_out_args(const FunctionSchema& s) {
+  for (const Argument& a : s.arguments)
+    if (a.is_out) return true;
+  return false;
+}
+
+// Tries to bind one schema; false when the call does not fit it.
+bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
+                 Py_ssize_t nargs, PyObject* kwnames, bool schema_names, Bound* b) {
+  size_t n = s.arguments.size();
+  b->values.assign(n, Value{});
+  b->sources.assign(n, nullptr);
+  std::vector<bool> filled(n, false);
+  size_t first = 0;
+  if (self) {
+    if (n == 0 || s.arguments[0].type.base != "Tensor") return false;
+    b->values[0] = Value::of(Tensor(impl_of(self)));
+    b->sources[0] = self;
+    filled[0] = true;
+    first = 1;
+  }
+  // Positional parameters: those before the keyword-only marker.
+  std::vector<size_t> positional;
+  for (size_t i = first; i < n; ++i)
+    if (!s.arguments[i].kwarg_only) positional.push_back(i);
+  Py_ssize_t used = 0;
+  // A lone int-list parameter takes the positional ints themselves: x.view(2, 3).
+  if (positional.size() == 1 && nargs > 1 && s.arguments[positional[0]].type.is_list &&
+      (s.arguments[positional[0]].type.base == "int" ||
+       s.arguments[positional[0]].type.base == "SymInt") &&
+      is_int_like(args[0])) {
+    PyObject* tuple = PyTuple_New(nargs);
+    for (Py_ssize_t k = 0; k < nargs; ++k) PyTuple_SET_ITEM(tuple, k, Py_NewRef(args[k]));
+    Value v;
+    bool ok = list_value(tuple, s.arguments[positional[0]].type, &v);
+    Py_DECREF(tuple);
+    if (!ok) return false;
+    b->values[positional[0]] = std::move(v);
+    filled[positional[0]] = true;
+    used = nargs;
+  }
+  for (; used < nargs; ++used) {
+    if (static_cast<size_t>(used) >= positional.size()) return false;
+    size_t i = positional[used];
+    if (!to_value(args[used], s.arguments[i], &b->values[i])) return false;
+    b->sources[i] = args[used];
+    filled[i] = true;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    const char* kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    PyObject* val = args[nargs + k];
+    if (std::strcmp(kw, "requires_grad") == 0 && !schema_names) {
+      if (!PyBool_Check(val)) return false;
+      b->requires_grad = val == Py_True;
+      continue;
+    }
+    if (std::strcmp(kw, "out") == 0 && !schema_names) {
+      std::vector<size_t> outs;
+      for (size_t i = 0; i < n; ++i)
+        if (s.arguments[i].is_out) outs.push_back(i);
+      if (outs.empty()) {
+        if (val == Py_None) continue;
+        return false;
+      }
+      if (outs.size() == 1) {
+        if (!is_tensor(val)) return false;
+        b->values[outs[0]] = Value::of(Tensor(impl_of(val)));
+        b->sources[outs[0]] = val;
+        filled[outs[0]] = true;
+        continue;
+      }
+      if (!is_sequence(val) || PySequence_Fast_GET_SIZE(val) != static_cast<Py_ssize_t>(outs.size()))
+        return false;
+      for (size_t j = 0; j < outs.size(); ++j) {
+        PyObject* e = PySequence_Fast_GET_ITEM(val, j);
+        if (!is_tensor(e)) return false;
+        b->values[outs[j]] = Value::of(Tensor(impl_of(e)));
+        b->sources[outs[j]] = e;
+        filled[outs[j]] = true;
+      }
+      continue;
+    }
+    bool found = false;
+    for (size_t i = first; i < n; ++i) {
+      if (!name_matches(s.arguments[i], kw, schema_names, i == 0)) continue;
+      if (filled[i] || (s.arguments[i].is_out && !schema_names)) return false;
+      if (!to_value(val, s.arguments[i], &b->values[i])) return false;
+      b->sources[i] = val;
+      filled[i] = true;
+      found = true;
+      break;
+    }
+    if (!found) return false;
+  }
+  // Defaults for what was not given; a missing required argument means no fit.
+  for (size_t i = 0; i < n; ++i) {
+    if (filled[i]) continue;
+    const Argument& a = s.arguments[i];
+    if (!a.default_text) return false;
+    b->values[i] = default_value(a);
+  }
+  return true;
+}
+
+std::string describe_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                          PyObject* kwnames) {
+  std::string s = "(";
+  auto type_name = [](PyObject* o) {
+    if (is_tensor(o)) return std::string("Tensor");
+    return std::string(Py_TYPE(o)->tp_name);
+  };
+  bool any = false;
+  if (self) {
+    s += "Tensor self";
+    any = true;
+  }
+  for (Py_ssize_t k = 0; k < nargs; ++k) {
+    s += (any ? ", " : "") + type_name(args[k]);
+    any = true;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    s += (any ? ", " : "") + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k))) + "=" +
+         type_name(args[nargs + k]);
+    any = true;
+  }
+  return s + ")";
+}
+
+bool out_given(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    if (std::strcmp(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)), "out") == 0 &&
+        args[nargs + k] != Py_None)
+      return true;
+  return false;
+}
+
+// Finds the Python object a write-aliased result came from (in-place self, out=).
+PyObject* aliased_source(const FunctionSchema& s, size_t ret, const Bound& b) {
+  const auto& alias = s.returns[ret].type.alias;
+  if (!alias || !alias->is_write) return nullptr;
+  for (size_t i = 0; i < s.arguments.size(); ++i) {
+    const auto& a = s.arguments[i].type.alias;
+    if (a && a->before == alias->before && b.sources[i]) return b.sources[i];
+  }
+  return nullptr;
+}
+
+bool any_requires_grad(const Bound& b) {
+  for (const Value& v : b.values) {
+    if (v.tag == Value::Tag::Tensor && v.tensor && v.tensor->requires_grad()) return true;
+    if (v.tag == Value::Tag::TensorList)
+      for (const Tensor& t : v.tensors)
+        if (t && t->requires_grad()) return true;
+  }
+  return false;
+}
+
+PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results, const Bound& b,
+                            bool mark_grad) {
+  if (mark_grad) {  // floating results of ops on tensors that require grad (no graph yet)
+    for (Value& v : results)
+      if (v.tag == Value::Tag::Tensor && v.tensor && is_floating(v.tensor->dtype()))
+        v.tensor->set_requires_grad(true);
+  }
+  if (results.empty()) Py_RETURN_NONE;
+  if (results.size() == 1) {
+    if (PyObject* src = aliased_source(s, 0, b)) return Py_NewRef(src);
+    return to_python(results[0]);
+  }
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(results.size()));
+  for (size_t k = 0; k < results.size(); ++k) {
+    PyObject* src = k < s.returns.size() ? aliased_source(s, k, b) : nullptr;
+    PyObject* o = src ? Py_NewRef(src) : to_python(results[k]);
+    if (!o) {
+      Py_DECREF(tuple);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(tuple, k, o);
+  }
+  return tuple;
+}
+
+}  // namespace
+
+PyObject* to_python(const Value& v) {
+  switch (v.tag) {
+    case Value::Tag::None: Py_RETURN_NONE;
+    case Value::Tag::Tensor: return wrap_tensor(v.tensor);
+    case Value::Tag::Int: return PyLong_FromLongLong(v.i);
+    case Value::Tag::Double: return PyFloat_FromDouble(v.d);
+    case Value::Tag::Bool: return PyBool_FromLong(v.b);
+    case Value::Tag::Scalar:
+      if (v.scalar.is_floating()) return PyFloat_FromDouble(v.scalar.d);
+      if (v.scalar.is_bool()) return PyBool_FromLong(v.scalar.b);
+      return PyLong_FromLongLong(v.scalar.i);
+    case Value::Tag::String: return PyUnicode_FromString(v.str.c_str());
+    case Value::Tag::IntList: {
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.ints.size()));
+      for (size_t k = 0; k < v.ints.size(); ++k) PyList_SET_ITEM(l, k, PyLong_FromLongLong(v.ints[k]));
+      return l;
+    }
+    case Value::Tag::TensorList:
+    case Value::Tag::OptTensorList: {
+      // Upstream returns Tensor[] results as tuples (split, unbind, ...).
+      PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.tensors.size()));
+      for (size_t k = 0; k < v.tensors.size(); ++k)
+        PyTuple_SET_ITEM(t, k, v.tensors[k] ? wrap_tensor(v.tensors[k]) : Py_NewRef(Py_None));
+      return t;
+    }
+    case Value::Tag::Dtype: return Py_NewRef(dtype_object(v.dtype));
+    case Value::Tag::Device: return device_object(v.device);
+    default:
+      PyErr_SetString(PyExc_NotImplementedError, "torchnative cannot return this value kind yet");
+      return nullptr;
+  }
+}
+
+const std::vector<Overload>& python_overloads(bool is_method, const std::string& module,
+                                              const std::string& name) {
+  static const std::vector<Overload> none;
+  auto it = sig_table().find({is_method, module, name});
+  return it == sig_table().end() ? none : it->second;
+}
+
+PyObject* call_overloads(const char* display_name, const std::vector<Overload>& overloads,
+                         PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames, bool schema_names) {
+  bool with_out = out_given(args, nargs, kwnames);
+  Bound b;
+  int chosen = -1;
+  TN_PY_TRY
+  for (const Overload& o : overloads) {
+    int op = with_out && !schema_names ? o.out : o.base;
+    if (op < 0) continue;
+    const FunctionSchema& s = schema_of(op);
+    if (!schema_names && !with_out && has_out_args(s)) continue;
+    bool ok;
+    try {
+      ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
+    } catch (const std::runtime_error&) {
+      if (PyErr_Occurred()) return nullptr;  // a Python error from a conversion (bad device)
+      throw;
+    }
+    if (PyErr_Occurred()) return nullptr;
+    if (ok) {
+      chosen = op;
+      break;
+    }
+  }
+  if (chosen < 0) {
+    std::string msg = std::string(display_name) + "() received an invalid combination of "
+                      "arguments - got " + describe_call(self, args, nargs, kwnames) +
+                      ", but expected one of:";
+    for (const Overload& o : overloads) {
+      int op = o.base >= 0 ? o.base : o.out;
+      msg += "\n * " + schema_of(op).str();
+    }
+    PyErr_SetString(PyExc_TypeError, msg.c_str());
+    return nullptr;
+  }
+  const FunctionSchema& s = schema_of(chosen);
+  bool mark_grad = grad_mode_enabled() && any_requires_grad(b);
+  std::vector<Value> results;
+  {
+    // The kernel runs without the GIL.
+    PyThreadState* state = PyEval_SaveThread();
+    try {
+      results = dispatch(chosen, b.values);
+    } catch (...) {
+      PyEval_RestoreThread(state);
+      throw;
+    }
+    PyEval_RestoreThread(state);
+  }
+  PyObject* r = results_to_python(s, results, b, mark_grad);
+  if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
+  return r;
+  TN_PY_CATCH(nullptr)
+}
+
+}  // namespace tn::py
