@@ -166,16 +166,26 @@ def test_dispatch_keyset_agrees():
 def test_operator_spellings_refuse_by_name_without_a_kernel():
     got = ours(
         """
-        try:
-            C._VariableFunctions.stft(None, 4)
-            r = "no error"
-        except NotImplementedError as e:
-            r = str(e)
-        print(json.dumps(r))
+        t = C._VariableFunctions.empty(8)
+        out = []
+        for call in (lambda: C._VariableFunctions.stft(t, 4),
+                     lambda: C._nn.gelu(C._VariableFunctions.empty(2, device="meta")),
+                     lambda: C._VariableFunctions.stft(None, 4)):
+            try:
+                call()
+                out.append("no error")
+            except (NotImplementedError, TypeError) as e:
+                out.append([type(e).__name__, str(e)])
+        print(json.dumps(out))
         """
     )
-    assert got.startswith("aten.stft has no kernel"), got
-    assert "center" in got  # names the overloads it lacks
+    # upstream's parser order tries stft.center first, and (t, 4) fits it
+    assert got[0] == ["NotImplementedError", "aten.stft.center has no kernel in torchnative "
+                      "for dense CPU tensors of dtype float32"], got
+    assert got[1] == ["NotImplementedError", "aten.gelu.default has no kernel in torchnative "
+                      "for Meta tensors of dtype float32"], got
+    # A call that fits no overload is upstream's TypeError, listing the signatures.
+    assert got[2][0] == "TypeError" and "stft() received an invalid combination" in got[2][1]
 
 
 def test_import_torch_and_transformers():

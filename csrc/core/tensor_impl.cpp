@@ -148,6 +148,7 @@ Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset) {
   Tensor v = make<TensorImpl>(self->storage(), self->dtype(), std::move(sizes),
                               std::move(strides), offset, self->representation());
   v->share_version(*self);
+  v->set_view_base(self->view_base() ? self->view_base() : self);
   return v;
 }
 

@@ -58,6 +58,18 @@ class TensorImpl : public RefCounted {
 
   bool requires_grad() const { return requires_grad_; }
   void set_requires_grad(bool v) { requires_grad_ = v; }
+  // A result computed from tensors that require grad is not a leaf (there is no graph yet).
+  bool is_leaf() const { return is_leaf_; }
+  void set_is_leaf(bool v) { is_leaf_ = v; }
+
+  // Views remember the tensor they view (upstream's _base): the root, never a view itself.
+  const Ptr<TensorImpl>& view_base() const { return base_; }
+  void set_view_base(Ptr<TensorImpl> b) { base_ = std::move(b); }
+
+  // The Python object wrapping this tensor, if one is alive (kept by csrc/python, non-owning),
+  // so that the same tensor always comes back as the same object.
+  void* python_object() const { return pyobj_; }
+  void set_python_object(void* o) { pyobj_ = o; }
 
  private:
   void refresh();
@@ -71,7 +83,10 @@ class TensorImpl : public RefCounted {
   int64_t numel_ = 1;
   bool contiguous_ = true;
   bool requires_grad_ = false;
+  bool is_leaf_ = true;
   Ptr<VersionCounter> version_;
+  Ptr<TensorImpl> base_;
+  void* pyobj_ = nullptr;
 };
 
 using Tensor = Ptr<TensorImpl>;

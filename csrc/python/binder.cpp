@@ -17,6 +17,9 @@
 #include "python/tensor.h"
 
 namespace tn::py {
+
+bool generator_of(PyObject* obj, Ptr<Generator>* out);  // generator.cpp
+
 namespace {
 
 struct SigRow {
@@ -296,11 +299,18 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
     if (!is_device(o) && !PyUnicode_Check(o) && !(PyLong_Check(o) && !PyBool_Check(o)))
       return false;
     Device d;
-    if (!parse_device(o, &d)) throw std::runtime_error("device");  // error already set
+    if (!parse_device(o, &d)) throw PythonErrorSet();
     *v = Value::of_device(d);
     return true;
   }
-  return false;  // Generator, Dimname, Storage, Stream, ...: not bindable yet
+  if (base == "Generator") {
+    Ptr<Generator> g;
+    if (!generator_of(o, &g)) return false;
+    v->tag = Value::Tag::Generator;
+    v->generator = g;
+    return true;
+  }
+  return false;  // Dimname, Storage, Stream, ...: not bindable yet
 }
 
 namespace {
@@ -346,7 +356,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
     if (!s.arguments[i].kwarg_only) positional.push_back(i);
   Py_ssize_t used = 0;
   // A lone int-list parameter takes the positional ints themselves: x.view(2, 3).
-  if (positional.size() == 1 && nargs > 1 && s.arguments[positional[0]].type.is_list &&
+  if (positional.size() == 1 && nargs >= 1 && s.arguments[positional[0]].type.is_list &&
       (s.arguments[positional[0]].type.base == "int" ||
        s.arguments[positional[0]].type.base == "SymInt") &&
       is_int_like(args[0])) {
@@ -558,13 +568,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     if (op < 0) continue;
     const FunctionSchema& s = schema_of(op);
     if (!schema_names && !with_out && has_out_args(s)) continue;
-    bool ok;
-    try {
-      ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
-    } catch (const std::runtime_error&) {
-      if (PyErr_Occurred()) return nullptr;  // a Python error from a conversion (bad device)
-      throw;
-    }
+    bool ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
     if (PyErr_Occurred()) return nullptr;
     if (ok) {
       chosen = op;

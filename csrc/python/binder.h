@@ -37,5 +37,10 @@ bool to_value(PyObject* obj, const Argument& arg, Value* out);
 PyObject* to_python(const Value& v);
 
 bool grad_mode_enabled();  // state.cpp
+// torch_function.cpp: whether a call must go through __torch_function__, and the hand-off.
+bool torch_function_needed(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames);
+PyObject* handle_torch_function(PyObject* public_api, PyObject* self, PyObject* const* args,
+                                Py_ssize_t nargs, PyObject* kwnames);
 
 }  // namespace tn::py

@@ -10,6 +10,11 @@
 
 namespace tn::py {
 
+// Thrown where a Python error is already set (a failed C-API call inside C++ code).
+struct PythonErrorSet : std::exception {
+  const char* what() const noexcept override { return "a Python error is set"; }
+};
+
 inline PyObject* python_type_for(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::Value: return PyExc_ValueError;
@@ -27,6 +32,8 @@ inline PyObject* python_type_for(ErrorKind kind) {
 inline void set_python_error() {
   try {
     throw;
+  } catch (const PythonErrorSet&) {
+    // keep the Python error that is already set
   } catch (const Error& e) {
     PyErr_SetString(python_type_for(e.kind), e.what());
   } catch (const std::bad_alloc&) {

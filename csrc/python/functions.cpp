@@ -137,9 +137,16 @@ PyMethodDef kFunctions[] = {
 
 }  // namespace
 
+// Upstream binds these in torch._C._VariableFunctions too (torch.get_default_dtype is there).
+const char* const kAlsoInVariableFunctions[] = {"get_default_dtype"};
+
 bool init_functions() {
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add("torch._C", d->ml_name, make_builtin(*d, d->ml_name, nullptr))) return false;
+  for (const char* n : kAlsoInVariableFunctions) {
+    PyObject* f = PyObject_GetAttrString(module("torch._C"), n);
+    if (!f || !add("torch._C._VariableFunctions", n, f)) return false;
+  }
   return true;
 }
 

@@ -131,6 +131,13 @@ PyMethodDef set_meta_def = {"_set_generator_metaclass", set_generator_metaclass,
 
 }  // namespace
 
+// A torch.Generator's core generator (for the binder); false when obj is not one.
+bool generator_of(PyObject* obj, Ptr<Generator>* out) {
+  if (!PyObject_TypeCheck(obj, &GeneratorType)) return false;
+  *out = Ptr<Generator>(reinterpret_cast<GeneratorObject*>(obj)->gen);
+  return true;
+}
+
 bool init_generator() {
   if (PyType_Ready(&GeneratorType) != 0) return false;
   return add("torch._C", "Generator", Py_NewRef(reinterpret_cast<PyObject*>(&GeneratorType))) &&

@@ -20,6 +20,7 @@ namespace {
 // The overloads of one Python spelling, in the order the binder tries them.
 struct OpGroup {
   PyObject_HEAD
+  PyObject* func;  // the builtin wrapping this group (borrowed: it owns the group)
   const std::vector<Overload>* overloads;
   const char* name;
   bool schema_names;  // torch.ops spellings bind by schema names (self, not input)
@@ -36,6 +37,8 @@ PyTypeObject OpGroupType = [] {
 // The door for Python-spelled calls: bind, dispatch, convert (binder.cpp).
 PyObject* door(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   auto* g = reinterpret_cast<OpGroup*>(self);
+  if (!g->schema_names && torch_function_needed(nullptr, args, nargs, kwnames))
+    return handle_torch_function(g->func, nullptr, args, nargs, kwnames);
   return call_overloads(g->name, *g->overloads, nullptr, args, nargs, kwnames, g->schema_names);
 }
 
@@ -61,6 +64,8 @@ PyObject* method_door(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
                  m->name);
     return nullptr;
   }
+  if (torch_function_needed(args[0], args + 1, n - 1, kwnames))
+    return handle_torch_function(self, args[0], args + 1, n - 1, kwnames);
   return call_overloads(m->name, *m->overloads, args[0], args + 1, n - 1, kwnames, false);
 }
 
@@ -98,6 +103,7 @@ bool add_methods() {
   for (auto& [name, indices] : groups) {
     const auto& ovs = python_overloads(true, "", name);
     if (ovs.empty()) continue;  // not bound as a method upstream
+    if (PyDict_GetItemString(dict, name.c_str())) continue;  // hand-written (tensor_methods.cpp)
     auto* m = PyObject_New(OpMethod, &OpMethodType);
     m->vectorcall = method_door;
     m->overloads = &ovs;
@@ -133,6 +139,7 @@ PyObject* group_callable(const std::vector<Overload>* overloads, const char* nam
   g->name = name;
   g->schema_names = schema_names;
   PyObject* f = make_builtin(door_def, name, reinterpret_cast<PyObject*>(g));
+  g->func = f;
   Py_DECREF(g);
   return f;
 }

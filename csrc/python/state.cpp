@@ -28,9 +28,6 @@ std::vector<Flag> g_flags = {
     {"_is_multithreading_enabled", "_set_multithreading_enabled", true, true},
     {"_is_view_replay_enabled", "_set_view_replay_enabled", false, true},
     {"is_autocast_cache_enabled", "set_autocast_cache_enabled", true, true},
-    {"_is_torch_function_enabled", nullptr, true, true},
-    {"_is_torch_function_all_disabled", nullptr, false, true},
-    {"_is_torch_function_mode_enabled", nullptr, true, true},
     // backend switches (a CPU-only core has these as settings, not capabilities)
     {"_get_cudnn_enabled", "_set_cudnn_enabled", true, false},
     {"_get_cudnn_benchmark", "_set_cudnn_benchmark", false, false},
@@ -143,7 +140,6 @@ const Fixed kFixed[] = {
     {"_jit_set_inline_everything_mode", Answer::None},
     {"_jit_get_inline_everything_mode", Answer::False},
     {"_set_print_stack_traces_on_fatal_signal", Answer::None},
-    {"_has_torch_function_variadic", Answer::False},
     {"_show_config", Answer::EmptyStr},
     {"_cxx_flags", Answer::EmptyStr},
     {"_parallel_info", Answer::EmptyStr},

@@ -5,6 +5,11 @@
 #include "python/dtype.h"
 
 namespace tn::py {
+
+extern PyGetSetDef kTensorGetSet[];     // tensor_attrs.cpp
+extern PyMethodDef kTensorMethods[];    // tensor_methods.cpp
+extern PyMappingMethods kTensorMapping;  // tensor_index.cpp
+
 namespace {
 
 PyTypeObject* g_tensor_class = nullptr;
@@ -12,6 +17,7 @@ PyTypeObject* g_tensor_class = nullptr;
 PyObject* tensor_alloc(PyTypeObject* type, Tensor t) {
   PyObject* o = type->tp_alloc(type, 0);
   if (!o) return nullptr;
+  t->set_python_object(o);
   reinterpret_cast<TensorObject*>(o)->impl = t.release();
   return o;
 }
@@ -21,19 +27,25 @@ void tensor_dealloc(PyObject* self) {
   auto* t = reinterpret_cast<TensorObject*>(self);
   if (t->weakrefs) PyObject_ClearWeakRefs(self);
   Py_CLEAR(t->dict);
-  if (t->impl) t->impl->decref();
+  Py_CLEAR(t->grad);
+  if (t->impl) {
+    if (t->impl->python_object() == self) t->impl->set_python_object(nullptr);
+    t->impl->decref();
+  }
   t->impl = nullptr;
   Py_TYPE(self)->tp_free(self);
 }
 
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(reinterpret_cast<TensorObject*>(self)->dict);
+  Py_VISIT(reinterpret_cast<TensorObject*>(self)->grad);
   Py_VISIT(Py_TYPE(self));
   return 0;
 }
 
 int tensor_clear(PyObject* self) {
   Py_CLEAR(reinterpret_cast<TensorObject*>(self)->dict);
+  Py_CLEAR(reinterpret_cast<TensorObject*>(self)->grad);
   return 0;
 }
 
@@ -66,11 +78,16 @@ PyTypeObject TensorBaseType = [] {
   t.tp_clear = tensor_clear;
   t.tp_new = tensor_new;
   t.tp_dictoffset = offsetof(TensorObject, dict);
+  t.tp_getset = kTensorGetSet;
+  t.tp_methods = kTensorMethods;
+  t.tp_as_mapping = &kTensorMapping;
   t.tp_weaklistoffset = offsetof(TensorObject, weakrefs);
   return t;
 }();
 
 PyObject* wrap_tensor(Tensor t, PyTypeObject* type) {
+  // The same tensor comes back as the same Python object while that object is alive.
+  if (!type && t->python_object()) return Py_NewRef(static_cast<PyObject*>(t->python_object()));
   if (!type) type = g_tensor_class ? g_tensor_class : &TensorBaseType;
   return tensor_alloc(type, std::move(t));
 }

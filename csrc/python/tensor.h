@@ -12,6 +12,7 @@ struct TensorObject {
   TensorImpl* impl;  // owned reference (intrusive)
   PyObject* dict;
   PyObject* weakrefs;
+  PyObject* grad;  // .grad (a tensor or nullptr)
 };
 
 extern PyTypeObject TensorMetaType;
@@ -26,5 +27,8 @@ PyObject* wrap_tensor(Tensor t, PyTypeObject* type = nullptr);
 // Records the Python class torch.Tensor (called by _initExtension).
 bool set_tensor_class(PyObject* cls);
 PyTypeObject* tensor_class();
+
+// Dimension wrapping with upstream's IndexError text; false with the error set.
+bool wrap_dim(int64_t dim, int64_t ndim, int64_t* out);
 
 }  // namespace tn::py

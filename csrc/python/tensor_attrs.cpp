@@ -1,0 +1,205 @@
+// TensorBase's attributes (getset descriptors, as upstream's): shape, dtype, device, layout,
+// requires_grad, is_leaf, grad, grad_fn, data, _version, ndim, the is_<device> predicates, T/mT,
+// itemsize, nbytes, _base. No autograd graph exists yet: grad_fn is always None.
+#include <string>
+
+#include "dispatch/kernel.h"
+#include "python/device.h"
+#include "python/dtype.h"
+#include "python/errors.h"
+#include "python/size.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+namespace {
+
+TensorImpl* T(PyObject* self) { return impl_of(self); }
+TensorObject* O(PyObject* self) { return reinterpret_cast<TensorObject*>(self); }
+
+PyObject* get_shape(PyObject* self, void*) { return size_object(T(self)->sizes()); }
+PyObject* get_dtype(PyObject* self, void*) { return Py_NewRef(dtype_object(T(self)->dtype())); }
+PyObject* get_device(PyObject* self, void*) { return device_object(T(self)->device()); }
+PyObject* get_layout(PyObject*, void*) { return Py_NewRef(strided_layout()); }
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(T(self)->dim()); }
+PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(T(self)->version()); }
+PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLong(T(self)->itemsize()); }
+PyObject* get_nbytes(PyObject* self, void*) {
+  return PyLong_FromLongLong(T(self)->numel() * T(self)->itemsize());
+}
+PyObject* get_none(PyObject*, void*) { Py_RETURN_NONE; }
+PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
+PyObject* get_zero(PyObject*, void*) { return PyLong_FromLong(0); }
+PyObject* get_is_cpu(PyObject* self, void*) {
+  return PyBool_FromLong(T(self)->device().type == DeviceType::CPU);
+}
+PyObject* get_is_meta(PyObject* self, void*) {
+  return PyBool_FromLong(T(self)->device().type == DeviceType::Meta);
+}
+PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(T(self)->is_leaf()); }
+
+PyObject* get_requires_grad(PyObject* self, void*) {
+  return PyBool_FromLong(T(self)->requires_grad());
+}
+
+int set_requires_grad(PyObject* self, PyObject* value, void*) {
+  if (!value || !PyBool_Check(value)) {
+    PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool");
+    return -1;
+  }
+  bool v = value == Py_True;
+  if (!T(self)->is_leaf() && !v) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().");
+    return -1;
+  }
+  if (v && !is_floating(T(self)->dtype())) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "only Tensors of floating point and complex dtype can require gradients");
+    return -1;
+  }
+  T(self)->set_requires_grad(v);
+  return 0;
+}
+
+PyObject* get_grad(PyObject* self, void*) {
+  PyObject* g = O(self)->grad;
+  return Py_NewRef(g ? g : Py_None);
+}
+
+int set_grad(PyObject* self, PyObject* value, void*) {
+  if (value && value != Py_None && !is_tensor(value)) {
+    PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None");
+    return -1;
+  }
+  if (value && value != Py_None) {
+    TensorImpl* g = impl_of(value);
+    if (g->dtype() != T(self)->dtype() || g->sizes() != T(self)->sizes()) {
+      PyErr_SetString(PyExc_RuntimeError,
+                      "assigned grad has data of a different type or size than the tensor");
+      return -1;
+    }
+  }
+  PyObject* old = O(self)->grad;
+  O(self)->grad = value && value != Py_None ? Py_NewRef(value) : nullptr;
+  Py_XDECREF(old);
+  return 0;
+}
+
+// .data: the same bytes seen by a tensor outside autograd (a new version counter, as upstream).
+PyObject* get_data(PyObject* self, void*) {
+  TensorImpl* t = T(self);
+  Tensor d = make<TensorImpl>(t->storage(), t->dtype(), t->sizes(), t->strides(),
+                              t->storage_offset(), t->representation());
+  return wrap_tensor(d);
+}
+
+// x.data = y: x now holds y's bytes, shape and dtype (upstream's set_data).
+int set_data(PyObject* self, PyObject* value, void*) {
+  if (!value || !is_tensor(value)) {
+    PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got something else");
+    return -1;
+  }
+  TensorImpl* src = impl_of(value);
+  TensorImpl* dst = T(self);
+  if (src->representation() != dst->representation()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "data set to a tensor that requires a different device representation");
+    return -1;
+  }
+  dst->set_storage(src->storage());
+  dst->set_dtype(src->dtype());
+  dst->set_sizes_strides(src->sizes(), src->strides(), src->storage_offset());
+  return 0;
+}
+
+PyObject* get_base(PyObject* self, void*) {
+  const auto& base = T(self)->view_base();
+  if (!base) Py_RETURN_NONE;
+  return wrap_tensor(base);
+}
+
+PyObject* call_view(PyObject* self, const char* key, std::vector<Value> extra) {
+  TN_PY_TRY
+  std::vector<Value> args{Value::of(Tensor(T(self)))};
+  for (auto& v : extra) args.push_back(std::move(v));
+  return wrap_tensor(call_tensor(key, std::move(args)));
+  TN_PY_CATCH(nullptr)
+}
+
+// .T reverses all dims (upstream deprecates it for ndim != 2 but still permutes).
+PyObject* get_T(PyObject* self, void*) {
+  int64_t n = T(self)->dim();
+  std::vector<int64_t> dims;
+  for (int64_t d = n - 1; d >= 0; --d) dims.push_back(d);
+  return call_view(self, "aten::permute", {Value::of_ints(dims)});
+}
+
+PyObject* get_mT(PyObject* self, void*) {
+  if (T(self)->dim() < 2) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "tensor.mT is only supported on matrices or batches of matrices. Got %lld-D "
+                 "tensor.", static_cast<long long>(T(self)->dim()));
+    return nullptr;
+  }
+  return call_view(self, "aten::transpose.int", {Value::of_int(-2), Value::of_int(-1)});
+}
+
+// _backward_hooks: None until hooks are registered; stored in the instance dict.
+PyObject* get_hooks(PyObject* self, void*) {
+  PyObject* dict = O(self)->dict;
+  PyObject* v = dict ? PyDict_GetItemString(dict, "__tn_backward_hooks") : nullptr;
+  return Py_NewRef(v ? v : Py_None);
+}
+int set_hooks(PyObject* self, PyObject* value, void*) {
+  if (!O(self)->dict) O(self)->dict = PyDict_New();
+  if (!value) return PyDict_DelItemString(O(self)->dict, "__tn_backward_hooks");
+  return PyDict_SetItemString(O(self)->dict, "__tn_backward_hooks", value);
+}
+
+}  // namespace
+
+PyGetSetDef kTensorGetSet[] = {
+    {"shape", get_shape, nullptr, nullptr, nullptr},
+    {"dtype", get_dtype, nullptr, nullptr, nullptr},
+    {"device", get_device, nullptr, nullptr, nullptr},
+    {"layout", get_layout, nullptr, nullptr, nullptr},
+    {"ndim", get_ndim, nullptr, nullptr, nullptr},
+    {"_version", get_version, nullptr, nullptr, nullptr},
+    {"itemsize", get_itemsize, nullptr, nullptr, nullptr},
+    {"nbytes", get_nbytes, nullptr, nullptr, nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+    {"grad", get_grad, set_grad, nullptr, nullptr},
+    {"_grad", get_grad, set_grad, nullptr, nullptr},
+    {"grad_fn", get_none, nullptr, nullptr, nullptr},
+    {"_grad_fn", get_none, nullptr, nullptr, nullptr},
+    {"data", get_data, set_data, nullptr, nullptr},
+    {"_base", get_base, nullptr, nullptr, nullptr},
+    {"output_nr", get_zero, nullptr, nullptr, nullptr},
+    {"T", get_T, nullptr, nullptr, nullptr},
+    {"mT", get_mT, nullptr, nullptr, nullptr},
+    {"H", get_T, nullptr, nullptr, nullptr},   // real dtypes only: H is T
+    {"mH", get_mT, nullptr, nullptr, nullptr},  // likewise
+    {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
+    {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
+    {"is_cuda", get_false, nullptr, nullptr, nullptr},
+    {"is_xpu", get_false, nullptr, nullptr, nullptr},
+    {"is_mps", get_false, nullptr, nullptr, nullptr},
+    {"is_mtia", get_false, nullptr, nullptr, nullptr},
+    {"is_ipu", get_false, nullptr, nullptr, nullptr},
+    {"is_xla", get_false, nullptr, nullptr, nullptr},
+    {"is_hpu", get_false, nullptr, nullptr, nullptr},
+    {"is_maia", get_false, nullptr, nullptr, nullptr},
+    {"is_vulkan", get_false, nullptr, nullptr, nullptr},
+    {"is_lazy", get_false, nullptr, nullptr, nullptr},
+    {"is_sparse", get_false, nullptr, nullptr, nullptr},
+    {"is_sparse_csr", get_false, nullptr, nullptr, nullptr},
+    {"is_quantized", get_false, nullptr, nullptr, nullptr},
+    {"is_mkldnn", get_false, nullptr, nullptr, nullptr},
+    {"is_nested", get_false, nullptr, nullptr, nullptr},
+    {"_backward_hooks", get_hooks, set_hooks, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+}  // namespace tn::py

@@ -1,0 +1,176 @@
+// Tensor.__getitem__ / __setitem__ as upstream's indexing: ints select, slices slice, None
+// unsqueezes, Ellipsis expands, bool/long tensors and sequences index (index.Tensor /
+// index_put_). Basic indexing returns views; every step is an operator through the door.
+#include <string>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "python/errors.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+namespace {
+
+Value V(const Tensor& t) { return Value::of(t); }
+
+// The index as a sequence of items (upstream treats a non-tuple as a 1-tuple; a list is an
+// advanced index, not a tuple of items).
+PyObject* index_items(PyObject* index) {
+  if (PyTuple_Check(index)) return Py_NewRef(index);
+  return PyTuple_Pack(1, index);
+}
+
+// Converts a Python index item usable as an advanced index into a tensor (long or bool).
+Tensor advanced_index(PyObject* item) {
+  if (is_tensor(item)) return Tensor(impl_of(item));
+  // A sequence of ints/bools: torch.tensor(item) semantics via the factory op.
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) throw PythonErrorSet();
+  PyObject* t = PyObject_CallMethod(torch, "tensor", "O", item);
+  Py_DECREF(torch);
+  if (!t) throw PythonErrorSet();
+  Tensor r(impl_of(t));
+  Py_DECREF(t);
+  return r;
+}
+
+bool is_advanced(PyObject* item) {
+  return is_tensor(item) || PyList_Check(item) || PyBool_Check(item);
+}
+
+// Applies the basic items; returns the view and fills `adv` with per-dim advanced indices
+// (null where a dim is not indexed) when there are any.
+Tensor apply_index(const Tensor& self, PyObject* items, std::vector<Tensor>* adv,
+                   bool* has_adv) {
+  Tensor cur = self;
+  Py_ssize_t n = PyTuple_GET_SIZE(items);
+  int64_t consumed = 0;  // items that consume a dimension
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* it = PyTuple_GET_ITEM(items, k);
+    if (it != Py_None && it != Py_Ellipsis && !PyBool_Check(it)) ++consumed;
+  }
+  TN_CHECK_KIND(consumed <= self->dim(), Index, "too many indices for tensor of dimension ",
+                self->dim());
+  int64_t dim = 0;
+  *has_adv = false;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* it = PyTuple_GET_ITEM(items, k);
+    if (PyLong_Check(it) && !PyBool_Check(it)) {
+      int64_t i = PyLong_AsLongLong(it);
+      int64_t size = cur->size(dim);
+      TN_CHECK_KIND(i >= -size && i < size, Index, "index ", i, " is out of bounds for dimension ",
+                    dim, " with size ", size);
+      cur = call_tensor("aten::select.int", {V(cur), Value::of_int(dim), Value::of_int(i)});
+    } else if (PySlice_Check(it)) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) throw PythonErrorSet();
+      TN_CHECK_KIND(step > 0, Value, "step must be greater than zero");
+      cur = call_tensor("aten::slice.Tensor", {V(cur), Value::of_int(dim), Value::of_int(start),
+                                               Value::of_int(stop), Value::of_int(step)});
+      adv->push_back(Tensor());
+      ++dim;
+    } else if (it == Py_None) {
+      cur = call_tensor("aten::unsqueeze", {V(cur), Value::of_int(dim)});
+      adv->push_back(Tensor());
+      ++dim;
+    } else if (it == Py_Ellipsis) {
+      int64_t remaining = 0;
+      for (Py_ssize_t j = k + 1; j < n; ++j) {
+        PyObject* r = PyTuple_GET_ITEM(items, j);
+        if (r != Py_None && r != Py_Ellipsis && !PyBool_Check(r)) ++remaining;
+      }
+      int64_t skip = cur->dim() - dim - remaining;
+      for (int64_t s = 0; s < skip; ++s) adv->push_back(Tensor());
+      dim += skip;
+    } else if (is_advanced(it)) {
+      TN_CHECK_KIND(!PyBool_Check(it), NotImplemented,
+                    "indexing with a Python bool is not implemented by torchnative");
+      adv->push_back(advanced_index(it));
+      *has_adv = true;
+      ++dim;
+    } else {
+      TN_FAIL(Index, "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+              "Variables are valid indices (got ", Py_TYPE(it)->tp_name, ")");
+    }
+  }
+  return cur;
+}
+
+PyObject* getitem(PyObject* self, PyObject* index) {
+  TN_PY_TRY
+  PyObject* items = index_items(index);
+  std::vector<Tensor> adv;
+  bool has_adv = false;
+  Tensor view;
+  try {
+    view = apply_index(Tensor(impl_of(self)), items, &adv, &has_adv);
+  } catch (...) {
+    Py_DECREF(items);
+    throw;
+  }
+  Py_DECREF(items);
+  if (has_adv) {
+    Value list;
+    list.tag = Value::Tag::OptTensorList;
+    list.tensors = adv;
+    while (!list.tensors.empty() && !list.tensors.back()) list.tensors.pop_back();
+    view = call_tensor("aten::index.Tensor", {V(view), list});
+  } else if (view.get() == impl_of(self)) {
+    view = call_tensor("aten::alias", {V(view)});  // x[...] is a new view, as upstream
+  }
+  return wrap_tensor(view);
+  TN_PY_CATCH(nullptr)
+}
+
+int setitem(PyObject* self, PyObject* index, PyObject* value) {
+  if (!value) {
+    PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items");
+    return -1;
+  }
+  TN_PY_TRY
+  PyObject* items = index_items(index);
+  std::vector<Tensor> adv;
+  bool has_adv = false;
+  Tensor view;
+  try {
+    view = apply_index(Tensor(impl_of(self)), items, &adv, &has_adv);
+  } catch (...) {
+    Py_DECREF(items);
+    throw;
+  }
+  Py_DECREF(items);
+  Value v;
+  if (is_tensor(value)) {
+    v = V(Tensor(impl_of(value)));
+  } else if (PyBool_Check(value)) {
+    v = Value::of_scalar(Scalar::from_bool(value == Py_True));
+  } else if (PyLong_Check(value)) {
+    v = Value::of_scalar(Scalar::from_int(PyLong_AsLongLong(value)));
+  } else if (PyFloat_Check(value)) {
+    v = Value::of_scalar(Scalar::from_double(PyFloat_AsDouble(value)));
+  } else {
+    TN_FAIL(Type, "can't assign a ", Py_TYPE(value)->tp_name, " to a Tensor");
+  }
+  if (has_adv) {
+    if (v.tag != Value::Tag::Tensor)
+      v = Value::of(call_tensor("aten::scalar_tensor",
+                                {Value::of_scalar(v.scalar), Value::of_dtype(view->dtype())}));
+    Value list;
+    list.tag = Value::Tag::OptTensorList;
+    list.tensors = adv;
+    while (!list.tensors.empty() && !list.tensors.back()) list.tensors.pop_back();
+    call("aten::index_put_", {V(view), list, v, Value::of_bool(false)});
+  } else if (v.tag == Value::Tag::Tensor) {
+    call("aten::copy_", {V(view), v});
+  } else {
+    call("aten::fill_.Scalar", {V(view), v});
+  }
+  return 0;
+  TN_PY_CATCH(-1)
+}
+
+}  // namespace
+
+PyMappingMethods kTensorMapping = {nullptr, getitem, setitem};
+
+}  // namespace tn::py

@@ -1,0 +1,458 @@
+// Tensors from Python data and back: torch.tensor / as_tensor / asarray (nested sequences,
+// numbers, tensors, anything with the buffer protocol such as numpy arrays), torch.from_numpy
+// (shares memory through the buffer protocol), Tensor.numpy() (numpy sees our bytes through a
+// buffer exporter). Dtype inference as upstream: bool < int64 < default float.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/half.h"
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "python/device.h"
+#include "python/dtype.h"
+#include "python/errors.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+
+namespace {
+
+// --- buffer formats ------------------------------------------------------------------------
+
+bool dtype_of_format(const char* fmt, Py_ssize_t itemsize, ScalarType* t) {
+  std::string f = fmt ? fmt : "B";
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@' || f[0] == '|')) f = f.substr(1);
+  if (f == "d") *t = ScalarType::Double;
+  else if (f == "f") *t = ScalarType::Float;
+  else if (f == "e") *t = ScalarType::Half;
+  else if ((f == "q" || f == "l") && itemsize == 8) *t = ScalarType::Long;
+  else if ((f == "i" || f == "l") && itemsize == 4) *t = ScalarType::Int;
+  else if (f == "h") *t = ScalarType::Short;
+  else if (f == "b") *t = ScalarType::Char;
+  else if (f == "B") *t = ScalarType::Byte;
+  else if (f == "?") *t = ScalarType::Bool;
+  else return false;
+  return true;
+}
+
+const char* format_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::Double: return "d";
+    case ScalarType::Float: return "f";
+    case ScalarType::Half: return "e";
+    case ScalarType::Long: return "q";
+    case ScalarType::Int: return "i";
+    case ScalarType::Short: return "h";
+    case ScalarType::Char: return "b";
+    case ScalarType::Byte: return "B";
+    case ScalarType::Bool: return "?";
+    default: return nullptr;
+  }
+}
+
+// A tensor over a buffer's memory; the buffer (and its owner) live as long as the storage.
+Tensor tensor_from_buffer(PyObject* obj, bool writable_required, bool* ok) {
+  *ok = false;
+  auto* view = new Py_buffer;
+  int flags = PyBUF_RECORDS_RO;
+  if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS) == 0) {
+    flags = 0;
+  } else {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) != 0) {
+      delete view;
+      return Tensor();
+    }
+  }
+  (void)flags;
+  (void)writable_required;
+  ScalarType t;
+  if (!dtype_of_format(view->format, view->itemsize, &t)) {
+    std::string fmt = view->format ? view->format : "?";
+    PyBuffer_Release(view);
+    delete view;
+    TN_FAIL(Type, "can't convert np.ndarray of type with buffer format '", fmt,
+            "'. The only supported types are: float64, float32, float16, int64, int32, int16, "
+            "int8, uint8, and bool.");
+  }
+  Dims sizes(view->ndim), strides(view->ndim);
+  for (int d = 0; d < view->ndim; ++d) {
+    sizes[d] = view->shape[d];
+    Py_ssize_t st = view->strides ? view->strides[d] : 0;
+    if (st < 0) {
+      PyBuffer_Release(view);
+      delete view;
+      TN_FAIL(Value, "At least one stride in the given numpy array is negative, and tensors with "
+              "negative strides are not currently supported. (You can probably work around "
+              "this by making a copy of your array  with array.copy().) ");
+    }
+    TN_CHECK_KIND(st % view->itemsize == 0, Value, "given numpy array strides not a multiple of "
+                  "the element byte size. Copy the numpy array to reallocate the memory.");
+    strides[d] = st / view->itemsize;
+  }
+  if (!view->strides) strides = contiguous_strides(sizes);
+  size_t nbytes = storage_bytes_needed(sizes, strides, 0, static_cast<int>(view->itemsize));
+  Storage st = make<StorageImpl>(
+      view->buf, nbytes, Device{}, [view](void*) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        PyBuffer_Release(view);
+        PyGILState_Release(g);
+        delete view;
+      },
+      false);
+  *ok = true;
+  return make<TensorImpl>(st, t, sizes, strides, 0, Representation::DenseCPU);
+}
+
+// --- nested Python data -----------------------------------------------------------------------
+
+struct Inferred {
+  Dims sizes;
+  bool has_float = false, has_int = false, has_bool = false;
+  bool has_tensor_dtype = false;
+  ScalarType tensor_dtype = ScalarType::Bool;
+};
+
+bool is_seq(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+
+void infer(PyObject* o, size_t depth, Inferred* inf) {
+  if (is_seq(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (depth == inf->sizes.size()) {
+      inf->sizes.push_back(n);
+    } else {
+      TN_CHECK_KIND(depth < inf->sizes.size() && inf->sizes[depth] == n, Value,
+                    "expected sequence of length ", depth < inf->sizes.size() ? inf->sizes[depth] : 0,
+                    " at dim ", depth, " (got ", n, ")");
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) infer(PySequence_Fast_GET_ITEM(o, i), depth + 1, inf);
+    return;
+  }
+  TN_CHECK_KIND(depth == inf->sizes.size(), Value, "expected sequence of length ",
+                depth < inf->sizes.size() ? inf->sizes[depth] : 0, " at dim ", depth,
+                " (got a scalar)");
+  if (PyBool_Check(o)) inf->has_bool = true;
+  else if (PyLong_Check(o)) inf->has_int = true;
+  else if (PyFloat_Check(o)) inf->has_float = true;
+  else if (is_tensor(o) && impl_of(o)->dim() == 0) {
+    ScalarType t = impl_of(o)->dtype();
+    inf->tensor_dtype = inf->has_tensor_dtype ? promote_types(inf->tensor_dtype, t) : t;
+    inf->has_tensor_dtype = true;
+  } else if (PyComplex_Check(o)) {
+    TN_FAIL(NotImplemented, "complex tensors are not implemented by torchnative");
+  } else {
+    TN_FAIL(Type, "new(): invalid data type '", Py_TYPE(o)->tp_name, "'");
+  }
+}
+
+ScalarType inferred_dtype(const Inferred& inf) {
+  ScalarType t = inf.has_float ? default_float_dtype()
+                 : inf.has_int ? ScalarType::Long
+                               : ScalarType::Bool;
+  if (!inf.has_float && !inf.has_int && !inf.has_bool && !inf.has_tensor_dtype)
+    return default_float_dtype();  // an empty list
+  if (inf.has_tensor_dtype)
+    t = (inf.has_float || inf.has_int || inf.has_bool) ? promote_types(t, inf.tensor_dtype)
+                                                       : inf.tensor_dtype;
+  return t;
+}
+
+template <typename T>
+void store(T* out, PyObject* o) {
+  if (is_tensor(o)) {
+    PyObject* v = PyObject_CallMethod(o, "item", nullptr);
+    if (!v) throw PythonErrorSet();
+    store(out, v);
+    Py_DECREF(v);
+    return;
+  }
+  if (PyFloat_Check(o)) {
+    *out = static_cast<T>(PyFloat_AS_DOUBLE(o));
+  } else {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      TN_FAIL(Runtime, "Overflow when unpacking long");
+    }
+    *out = static_cast<T>(v);
+  }
+}
+
+template <typename T>
+void fill_from(PyObject* o, T*& out) {
+  if (is_seq(o)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+      fill_from(PySequence_Fast_GET_ITEM(o, i), out);
+    return;
+  }
+  store(out++, o);
+}
+
+Tensor from_nested(PyObject* data, std::optional<ScalarType> dtype) {
+  Inferred inf;
+  infer(data, 0, &inf);
+  ScalarType t = dtype.value_or(inferred_dtype(inf));
+  Tensor r = empty_tensor(inf.sizes, t, Device{});
+  if (r->numel() == 0) return r;
+  void* p = r->dense_cpu_data("aten.tensor");
+  switch (t) {
+    case ScalarType::Bool: { auto* q = static_cast<bool*>(p); fill_from(data, q); break; }
+    case ScalarType::Byte: { auto* q = static_cast<uint8_t*>(p); fill_from(data, q); break; }
+    case ScalarType::Char: { auto* q = static_cast<int8_t*>(p); fill_from(data, q); break; }
+    case ScalarType::Short: { auto* q = static_cast<int16_t*>(p); fill_from(data, q); break; }
+    case ScalarType::Int: { auto* q = static_cast<int32_t*>(p); fill_from(data, q); break; }
+    case ScalarType::Long: { auto* q = static_cast<int64_t*>(p); fill_from(data, q); break; }
+    case ScalarType::Float: { auto* q = static_cast<float*>(p); fill_from(data, q); break; }
+    case ScalarType::Double: { auto* q = static_cast<double*>(p); fill_from(data, q); break; }
+    case ScalarType::Half: {
+      // Through double, as upstream: a Python float rounds once, to half.
+      std::vector<double> tmp(r->numel());
+      double* q = tmp.data();
+      fill_from(data, q);
+      auto* h = static_cast<Half*>(p);
+      for (size_t k = 0; k < tmp.size(); ++k) h[k] = Half(static_cast<float>(tmp[k]));
+      break;
+    }
+    case ScalarType::BFloat16: {
+      std::vector<double> tmp(r->numel());
+      double* q = tmp.data();
+      fill_from(data, q);
+      auto* h = static_cast<BFloat16*>(p);
+      for (size_t k = 0; k < tmp.size(); ++k) h[k] = BFloat16(static_cast<float>(tmp[k]));
+      break;
+    }
+    default:
+      TN_FAIL(NotImplemented, "torch.tensor with dtype ", name(t), " is not implemented");
+  }
+  return r;
+}
+
+// Converts t to dtype/device through the door (a copy only when needed, unless forced).
+Tensor convert(const Tensor& t, std::optional<ScalarType> dtype, std::optional<Device> device,
+               bool force_copy) {
+  ScalarType dt = dtype.value_or(t->dtype());
+  Device dev = device.value_or(t->device());
+  if (!force_copy && dt == t->dtype() && dev == t->device()) return t;
+  std::vector<Value> args{Value::of(t), Value::of_dtype(dt), Value{}, Value::of_device(dev)};
+  return call_tensor("aten::_to_copy", std::move(args));
+}
+
+struct Options {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  bool requires_grad = false;
+};
+
+bool parse_options(PyObject* dtype, PyObject* device, PyObject* requires_grad, Options* o) {
+  if (dtype && dtype != Py_None) {
+    if (!is_dtype(dtype)) {
+      PyErr_Format(PyExc_TypeError, "dtype must be a torch.dtype, not %s", Py_TYPE(dtype)->tp_name);
+      return false;
+    }
+    o->dtype = dtype_of(dtype);
+  }
+  if (device && device != Py_None) {
+    Device d;
+    if (!parse_device(device, &d)) return false;
+    o->device = d;
+  }
+  if (requires_grad) o->requires_grad = PyObject_IsTrue(requires_grad) == 1;
+  return true;
+}
+
+// The tensor for `data` (copy = always copy; as_tensor shares when it can).
+Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
+  if (is_tensor(data)) return convert(Tensor(impl_of(data)), o.dtype, o.device, copy);
+  if (!is_seq(data) && !PyLong_Check(data) && !PyFloat_Check(data) && !PyBool_Check(data) &&
+      PyObject_CheckBuffer(data)) {
+    bool ok;
+    Tensor t = tensor_from_buffer(data, false, &ok);
+    if (!ok) throw PythonErrorSet();
+    return convert(t, o.dtype, o.device, copy);
+  }
+  PyObject* seq = is_seq(data) ? Py_NewRef(data) : PyTuple_Pack(1, data);
+  Tensor t;
+  try {
+    if (is_seq(data)) {
+      t = from_nested(data, o.dtype);
+    } else {
+      Tensor one = from_nested(seq, o.dtype);
+      t = make_view(one, {}, {}, 0);  // the 0-dim scalar
+      t->set_view_base(Tensor());
+    }
+  } catch (...) {
+    Py_DECREF(seq);
+    throw;
+  }
+  Py_DECREF(seq);
+  return convert(t, std::nullopt, o.device, false);
+}
+
+PyObject* finish(Tensor t, const Options& o) {
+  if (o.requires_grad) {
+    TN_CHECK(is_floating(t->dtype()),
+             "Only Tensors of floating point and complex dtype can require gradients");
+    t->set_requires_grad(true);
+  }
+  return wrap_tensor(t);
+}
+
+// torch.tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)
+PyObject* torch_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
+  PyObject *data, *dtype = nullptr, *device = nullptr, *rg = nullptr, *pin = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO:tensor", const_cast<char**>(kw), &data,
+                                   &dtype, &device, &rg, &pin))
+    return nullptr;
+  Options o;
+  if (!parse_options(dtype, device, rg, &o)) return nullptr;
+  TN_PY_TRY
+  if (is_tensor(data)) {
+    PyErr_WarnEx(PyExc_UserWarning,
+                 "To copy construct from a tensor, it is recommended to use "
+                 "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                 "requires_grad_(True), rather than torch.tensor(sourceTensor).", 1);
+  }
+  return finish(make_tensor(data, o, true), o);
+  TN_PY_CATCH(nullptr)
+}
+
+// torch.as_tensor(data, dtype=None, device=None): shares data when no conversion is needed.
+PyObject* torch_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"data", "dtype", "device", nullptr};
+  PyObject *data, *dtype = nullptr, *device = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:as_tensor", const_cast<char**>(kw), &data,
+                                   &dtype, &device))
+    return nullptr;
+  Options o;
+  if (!parse_options(dtype, device, nullptr, &o)) return nullptr;
+  TN_PY_TRY
+  if (is_tensor(data)) {
+    Tensor t = convert(Tensor(impl_of(data)), o.dtype, o.device, false);
+    if (t.get() == impl_of(data)) return Py_NewRef(data);
+    return wrap_tensor(t);
+  }
+  return wrap_tensor(make_tensor(data, o, false));
+  TN_PY_CATCH(nullptr)
+}
+
+PyObject* torch_from_numpy(PyObject*, PyObject* array) {
+  TN_PY_TRY
+  bool ok;
+  Tensor t = tensor_from_buffer(array, true, &ok);
+  if (!ok) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(array)->tp_name);
+    return nullptr;
+  }
+  return wrap_tensor(t);
+  TN_PY_CATCH(nullptr)
+}
+
+// --- Tensor.numpy(): a buffer exporter over our bytes --------------------------------------
+
+struct Exporter {
+  PyObject_HEAD
+  TensorImpl* impl;  // owned
+  Py_ssize_t shape[64];
+  Py_ssize_t strides[64];
+};
+
+int exporter_getbuffer(PyObject* self, Py_buffer* view, int) {
+  auto* e = reinterpret_cast<Exporter*>(self);
+  TensorImpl* t = e->impl;
+  view->buf = t->data_unchecked();
+  view->obj = Py_NewRef(self);
+  view->len = t->numel() * t->itemsize();
+  view->readonly = 0;
+  view->itemsize = t->itemsize();
+  view->format = const_cast<char*>(format_of(t->dtype()));
+  view->ndim = static_cast<int>(t->dim());
+  for (int64_t d = 0; d < t->dim(); ++d) {
+    e->shape[d] = t->size(d);
+    e->strides[d] = t->stride(d) * t->itemsize();
+  }
+  view->shape = e->shape;
+  view->strides = e->strides;
+  view->suboffsets = nullptr;
+  view->internal = nullptr;
+  return 0;
+}
+
+void exporter_dealloc(PyObject* self) {
+  reinterpret_cast<Exporter*>(self)->impl->decref();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyBufferProcs exporter_buffer = {exporter_getbuffer, nullptr};
+
+PyTypeObject ExporterType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "torch._C._TorchnativeBuffer";
+  t.tp_basicsize = sizeof(Exporter);
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_dealloc = exporter_dealloc;
+  t.tp_as_buffer = &exporter_buffer;
+  return t;
+}();
+
+PyObject* tensor_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"force", nullptr};
+  int force = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$p:numpy", const_cast<char**>(kw), &force))
+    return nullptr;
+  TensorImpl* t = impl_of(self);
+  if (t->representation() != Representation::DenseCPU) {
+    PyErr_Format(PyExc_TypeError, "can't convert %s tensor to numpy.",
+                 device_type_name(t->device().type));
+    return nullptr;
+  }
+  if (t->requires_grad() && !force) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                    "instead.");
+    return nullptr;
+  }
+  if (!format_of(t->dtype()) || t->dim() > 64) {
+    PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", name(t->dtype()));
+    return nullptr;
+  }
+  PyObject* np = PyImport_ImportModule("numpy");
+  if (!np) return nullptr;
+  auto* e = PyObject_New(Exporter, &ExporterType);
+  t->incref();
+  e->impl = t;
+  PyObject* arr = PyObject_CallMethod(np, "asarray", "O", e);
+  Py_DECREF(e);
+  Py_DECREF(np);
+  return arr;
+}
+
+PyMethodDef kFunctions[] = {
+    {"tensor", reinterpret_cast<PyCFunction>(torch_tensor), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"as_tensor", reinterpret_cast<PyCFunction>(torch_as_tensor), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
+    {"from_numpy", torch_from_numpy, METH_O, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyMethodDef kNumpyMethod = {"numpy", reinterpret_cast<PyCFunction>(tensor_numpy),
+                            METH_VARARGS | METH_KEYWORDS, nullptr};
+
+bool init_tensor_new() {
+  if (PyType_Ready(&ExporterType) != 0) return false;
+  for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
+    if (!add("torch._C._VariableFunctions", d->ml_name, make_builtin(*d, d->ml_name, nullptr)))
+      return false;
+  PyObject* m = PyDescr_NewMethod(&TensorBaseType, &kNumpyMethod);
+  int rc = PyDict_SetItemString(TensorBaseType.tp_dict, "numpy", m);
+  Py_DECREF(m);
+  PyType_Modified(&TensorBaseType);
+  return rc == 0;
+}
+
+}  // namespace tn::py
