@@ -81,7 +81,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
-void matmul_out(Call& c) { c.ret(write_out(c.tensor(2), matmul(c.tensor(0), c.tensor(1)), c.key())); }
+void matmul_out(Call& c) {
+  c.ret(write_out(c.tensor(2), matmul(c.tensor(0), c.tensor(1)), c.key()));
+}
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
 Tensor transpose2(const Tensor& w) {

@@ -105,7 +105,8 @@ void sdpa_cpu(Call& c) {
   SdpaShape s = sdpa_check(c);
   size_t nb = s.batch.size();
   Tensor q = kv_view(c.tensor(0), {s.batch, s.L, s.E, s.Ev, s.hq, false}, {s.L, s.E}, key);
-  Tensor k = kv_view(c.tensor(1), s, {s.S, s.E}, key), v = kv_view(c.tensor(2), s, {s.S, s.Ev}, key);
+  Tensor k = kv_view(c.tensor(1), s, {s.S, s.E}, key);
+  Tensor v = kv_view(c.tensor(2), s, {s.S, s.Ev}, key);
   const Tensor* m0 = c.optional_tensor(3);
   Tensor mask = m0 ? kv_view(*m0, {s.batch, 0, 0, 0, 0, false}, {s.L, s.S}, key) : Tensor();
   double scale = c.arg(6).is_none() ? 1.0 / std::sqrt(static_cast<double>(s.E)) : c.to_double(6);

@@ -1,7 +1,7 @@
-// native_layer_norm (output, mean, rstd) and the layer_norm composite. Moments are taken in
-// double over each normalised row (upstream: a vectorised Welford in float), then
-// y = (x * rstd + (-mean * rstd)) * w + b in float or double, as upstream's affine form;
-// float16/bfloat16 compute in float. Expected within an ulp or so, not bit-identical.
+// native_layer_norm (output, mean, rstd) and the layer_norm composite. Moments, rstd and the
+// affine y = (x * rstd + (-mean * rstd)) * w + b (upstream's form) run in double and round once
+// to the output dtype; upstream runs a vectorised float Welford and float affine, so float32
+// results are not bit-identical but closer to the exact value (tests accept upstream's own error).
 #include <cmath>
 
 #include "dispatch/kernel.h"
@@ -72,16 +72,16 @@ void layer_norm_cpu(Call& c) {
           double d = at(k) - mean;
           return d * d;
         }) / n;
-        A m = static_cast<A>(mean);
-        A rstd = A(1) / std::sqrt(std::max(static_cast<A>(var), A(0)) + static_cast<A>(eps));
-        A shift = -m * rstd;
+        double rstd = 1.0 / std::sqrt(std::max(var, 0.0) + eps);
+        double shift = -mean * rstd;
         for (int64_t k = 0; k < n; ++k) {
-          A y = (pw && pb) ? (A(xr[k]) * rstd + shift) * pw[k] + pb[k]
-                           : (A(xr[k]) - m) * rstd * (pw ? pw[k] : A(1)) + (pb ? pb[k] : A(0));
-          py[r * n + k] = T(y);
+          double xk = at(k);
+          double y = (pw && pb) ? (xk * rstd + shift) * pw[k] + pb[k]
+                                : (xk - mean) * rstd * (pw ? pw[k] : 1.0) + (pb ? pb[k] : 0.0);
+          py[r * n + k] = T(static_cast<A>(y));
         }
-        pm[r] = m;
-        pr[r] = rstd;
+        pm[r] = static_cast<A>(mean);
+        pr[r] = static_cast<A>(rstd);
       }
     }
   });

@@ -86,7 +86,9 @@ void mean_cpu(Call& c) {
 }
 
 // prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
-ReduceArgs args_one_dim(const Call& c) { return {{c.to_int(1)}, c.to_bool(2), c.optional_dtype(3)}; }
+ReduceArgs args_one_dim(const Call& c) {
+  return {{c.to_int(1)}, c.to_bool(2), c.optional_dtype(3)};
+}
 
 TN_REGISTER_STRUCTURED("aten::sum", sum_rule<args_all>, sum_cpu<args_all>);
 TN_REGISTER_STRUCTURED("aten::sum.dim_IntList", sum_rule<args_dims>, sum_cpu<args_dims>);
