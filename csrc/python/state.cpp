@@ -218,6 +218,57 @@ PyObject* registry_query(PyObject* set, PyObject* arg) {
 PyMethodDef registry_add_def = {"add", registry_add, METH_O, nullptr};
 PyMethodDef registry_query_def = {"query", registry_query, METH_O, nullptr};
 
+// _stash_obj_in_tls / _get_obj_in_tls / _is_key_in_tls: a per-thread dict of Python objects
+// (upstream keeps it in its Python thread-local state).
+PyObject* tls_dict() {
+  PyObject* d = PyThreadState_GetDict();  // borrowed, per thread
+  if (!d) return nullptr;
+  PyObject* mine = PyDict_GetItemString(d, "torch._C.tls_objects");
+  if (!mine) {
+    mine = PyDict_New();
+    PyDict_SetItemString(d, "torch._C.tls_objects", mine);
+    Py_DECREF(mine);
+  }
+  return mine;
+}
+PyObject* tls_stash(PyObject*, PyObject* args) {
+  PyObject *key, *value;
+  if (!PyArg_ParseTuple(args, "UO:_stash_obj_in_tls", &key, &value)) return nullptr;
+  PyObject* d = tls_dict();
+  if (!d || PyDict_SetItem(d, key, value) != 0) return nullptr;
+  Py_RETURN_NONE;
+}
+PyObject* tls_get(PyObject*, PyObject* key) {
+  PyObject* d = tls_dict();
+  PyObject* v = d ? PyDict_GetItemWithError(d, key) : nullptr;
+  if (!v) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%S", key);
+    return nullptr;
+  }
+  return Py_NewRef(v);
+}
+PyObject* tls_has(PyObject*, PyObject* key) {
+  PyObject* d = tls_dict();
+  if (!d) return nullptr;
+  int r = PyDict_Contains(d, key);
+  if (r < 0) return nullptr;
+  return PyBool_FromLong(r);
+}
+PyObject* tls_remove(PyObject*, PyObject* key) {
+  PyObject* d = tls_dict();
+  if (!d) return nullptr;
+  if (PyDict_DelItem(d, key) != 0) {
+    PyErr_Clear();  // absent is fine
+  }
+  Py_RETURN_NONE;
+}
+PyMethodDef kTlsFunctions[] = {
+    {"_remove_obj_from_tls", tls_remove, METH_O, nullptr},
+    {"_stash_obj_in_tls", tls_stash, METH_VARARGS, nullptr},
+    {"_get_obj_in_tls", tls_get, METH_O, nullptr},
+    {"_is_key_in_tls", tls_has, METH_O, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
 }  // namespace
 
 // Grad mode is the first row of the flag table.
@@ -250,6 +301,8 @@ bool init_state() {
       return false;
     Py_DECREF(set);
   }
+  for (PyMethodDef* d = kTlsFunctions; d->ml_name; ++d)
+    if (!add(c, d->ml_name, named_builtin(*d, d->ml_name, nullptr))) return false;
   for (const auto& [name, value] : kBuildFlags)
     if (!add(c, name, PyBool_FromLong(value))) return false;
   return true;

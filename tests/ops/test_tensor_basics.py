@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from helpers import OURS, UPSTREAM, run_json
 
 PRELUDE = "import json, torch, numpy as np\n"
@@ -84,10 +82,16 @@ CREATION = [
 ]
 
 
-@pytest.mark.parametrize("expr", CREATION)
-def test_creation_agrees(expr):
-    mine, theirs = both_torch(DESCRIBE + outcome(expr) + "print(json.dumps(out))")
-    assert mine == theirs
+def compare_cases(exprs: list[str], setup: str = "") -> None:
+    """Evaluates every expression in one process per environment; all must agree."""
+    body = DESCRIBE + setup + "".join(outcome(e) for e in exprs) + "print(json.dumps(out))"
+    mine, theirs = both_torch(body)
+    bad = [(e, m, t) for e, m, t in zip(exprs, mine, theirs) if m != t]
+    assert not bad, "\n".join(f"{e}: ours {m!r} upstream {t!r}" for e, m, t in bad)
+
+
+def test_creation_agrees():
+    compare_cases(CREATION)
 
 
 METADATA = [
@@ -102,11 +106,8 @@ METADATA = [
 ]
 
 
-@pytest.mark.parametrize("expr", METADATA)
-def test_metadata_agrees(expr):
-    body = DESCRIBE + "x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n" + outcome(expr)
-    mine, theirs = both_torch(body + "print(json.dumps(out))")
-    assert mine == theirs
+def test_metadata_agrees():
+    compare_cases(METADATA, "x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n")
 
 
 def test_inplace_and_out_return_the_same_object():
@@ -172,9 +173,7 @@ def test_binder_errors_agree():
         "torch.empty(2, 3, bogus=1)",
         "torch.empty(2).fill_(1, 2)",
     ]
-    body = DESCRIBE + "".join(outcome(c) for c in calls) + "print(json.dumps(out))"
-    mine, theirs = both_torch(body)
-    assert mine == theirs
+    compare_cases(calls)
 
 
 def test_parameter_and_requires_grad():
