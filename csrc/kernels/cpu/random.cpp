@@ -126,9 +126,18 @@ const char* typemeta_name(ScalarType t) {
   }
 }
 
+// Upstream's ScalarType name ("Long", "Half"): the legacy tensor type name without "Tensor".
+std::string upstream_name(ScalarType t) {
+  std::string s = info(t).legacy_name;
+  const std::string suffix = "Tensor";
+  if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
+    s.resize(s.size() - suffix.size());
+  return s;
+}
+
 // Upstream's AT_DISPATCH refusal for dtypes a sampler has no case for.
 [[noreturn]] void not_for_dtype(const char* dispatch_name, ScalarType t) {
-  TN_FAIL(NotImplemented, "\"", dispatch_name, "\" not implemented for '", info(t).legacy_name,
+  TN_FAIL(NotImplemented, "\"", dispatch_name, "\" not implemented for '", upstream_name(t),
           "'");
 }
 
@@ -176,7 +185,7 @@ void uniform_cpu(Call& c) {
     TN_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
              " > to=", to);
     TN_CHECK(to - from <= hi, "uniform_ expects to-from <= std::numeric_limits<",
-             info(self->dtype()).legacy_name, ">::max(), but found to=", to, " and from=", from,
+             upstream_name(self->dtype()), ">::max(), but found to=", to, " and from=", from,
              " which result in to-from to exceed the limit");
   });
   if (self->numel() != 0) {
@@ -384,6 +393,9 @@ void random_from_to_fill(const Tensor& self, uint64_t range, int64_t base, Gener
 
 // The one case [int64 min, int64 max]: a full 64-bit word per element.
 void random_full_range_fill(const Tensor& self, Generator& g, const char* key) {
+  const ScalarType dt = self->dtype();
+  if (dt == ScalarType::Bool || dt == ScalarType::Half)  // outside upstream's dispatch list
+    not_for_dtype("random_full_64_bits_range_kernel_cpu", dt);
   std::lock_guard<std::mutex> lock(g.mutex);
   dispatch_random(self->dtype(), "random_full_64_bits_range_kernel_cpu", [&](auto zero) {
     using T = decltype(zero);

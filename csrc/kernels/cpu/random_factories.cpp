@@ -156,7 +156,7 @@ void randperm_fill(T* r, int64_t n, Generator& g) {
 template <int kGen>
 void randperm_impl(Call& c) {
   const int64_t n = c.to_int(0);
-  TN_CHECK(n >= 0, "n must be non-negative, got", n);
+  TN_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   Tensor t = empty_from_options(c, {n}, kGen >= 0 ? 2 : 1, ScalarType::Long);
   check_randperm_precision(n, t->dtype());
   if (t->representation() == Representation::Meta) return c.ret(t);
