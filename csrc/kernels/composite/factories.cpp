@@ -1,0 +1,162 @@
+// Factories written over empty_strided + fill_/copy_ (so a device=meta call allocates no bytes):
+// zeros/ones/full (+ .out), the *_like family, scalar_tensor, eye and the new_* methods.
+#include "core/promotion.h"
+#include "kernels/composite/ops.h"
+#include "kernels/composite/shape_util.h"
+
+namespace tn {
+namespace {
+
+using namespace ops;
+
+struct Opts {
+  ScalarType dtype;
+  Device device;
+};
+
+// dtype/layout/device/pin_memory at args [i, i+4), each falling back to `fallback`.
+Opts options_at(const Call& c, size_t i, Opts fallback) {
+  Opts o{c.optional_dtype(i).value_or(fallback.dtype), fallback.device};
+  TN_CHECK_KIND(c.arg(i + 1).is_none() || c.arg(i + 1).i == 0, NotImplemented, c.key(),
+                ": only the strided layout is implemented by torchnative");
+  if (!c.arg(i + 2).is_none()) o.device = c.arg(i + 2).device;
+  TN_CHECK_KIND(c.arg(i + 3).is_none() || !c.to_bool(i + 3), NotImplemented, c.key(),
+                ": pin_memory=True is not implemented by torchnative");
+  TN_CHECK_KIND(info(o.dtype).supported, NotImplemented, c.key(),
+                " has no kernel in torchnative for dtype ", name(o.dtype));
+  return o;
+}
+Opts default_opts() { return {default_float_dtype(), Device{}}; }
+
+Tensor filled(Tensor t, Scalar v) {
+  call("aten::fill_.Scalar", {ops::t(t), Value::of_scalar(v)});
+  return t;
+}
+
+// zeros/ones(SymInt[] size, *, dtype?, layout?, device?, pin_memory?) -> Tensor
+template <int kValue>
+void constant(Call& c) {
+  Opts o = options_at(c, 1, default_opts());
+  c.ret(filled(empty(c.int_list(0), o.dtype, o.device), Scalar::from_int(kValue)));
+}
+TN_REGISTER_COMPOSITE("aten::zeros", constant<0>);
+TN_REGISTER_COMPOSITE("aten::ones", constant<1>);
+
+// zeros.out / ones.out(SymInt[] size, *, Tensor(a!) out)
+template <int kValue>
+void constant_out(Call& c) {
+  const Tensor& out = c.tensor(1);
+  resize_out(out, c.int_list(0));
+  c.ret(filled(out, Scalar::from_int(kValue)));
+}
+TN_REGISTER_COMPOSITE("aten::zeros.out", constant_out<0>);
+TN_REGISTER_COMPOSITE("aten::ones.out", constant_out<1>);
+
+// full's dtype when none is given: bool for bool, int64 for int, the default float dtype else.
+ScalarType full_dtype(const Scalar& v) {
+  return v.is_bool() ? ScalarType::Bool : v.is_integral() ? ScalarType::Long
+                                                          : default_float_dtype();
+}
+
+// full(SymInt[] size, Scalar fill_value, *, dtype?, layout?, device?, pin_memory?)
+void full(Call& c) {
+  Scalar v = c.scalar(1);
+  Opts o = options_at(c, 2, {full_dtype(v), Device{}});
+  c.ret(filled(empty(c.int_list(0), o.dtype, o.device), v));
+}
+TN_REGISTER_COMPOSITE("aten::full", full);
+void full_out(Call& c) {
+  const Tensor& out = c.tensor(2);
+  resize_out(out, c.int_list(0));
+  c.ret(filled(out, c.scalar(1)));
+}
+TN_REGISTER_COMPOSITE("aten::full.out", full_out);
+
+// empty_like(self, *, dtype?, layout?, device?, pin_memory?, MemoryFormat? memory_format):
+// preserve (the default) keeps dense strides, else orders dense strides like self's.
+Tensor like(const Call& c, size_t opts_at) {
+  const Tensor& self = c.tensor(0);
+  Opts o = options_at(c, opts_at, {self->dtype(), self->device()});
+  bool preserve = is_preserve(c.arg(opts_at + 4), c.key());
+  Dims strides = preserve ? preserve_strides(*self) : contiguous_strides(self->sizes());
+  return empty_strided(self->sizes(), strides, o.dtype, o.device);
+}
+void empty_like(Call& c) { c.ret(like(c, 1)); }
+template <int kValue>
+void constant_like(Call& c) { c.ret(filled(like(c, 1), Scalar::from_int(kValue))); }
+// full_like(Tensor self, Scalar fill_value, *, dtype?, layout?, device?, pin_memory?, mf?)
+void full_like(Call& c) { c.ret(filled(like(c, 2), c.scalar(1))); }
+TN_REGISTER_COMPOSITE("aten::empty_like", empty_like);
+TN_REGISTER_COMPOSITE("aten::zeros_like", constant_like<0>);
+TN_REGISTER_COMPOSITE("aten::ones_like", constant_like<1>);
+TN_REGISTER_COMPOSITE("aten::full_like", full_like);
+
+// new_empty/new_zeros/new_ones(Tensor self, SymInt[] size, *, dtype?, layout?, device?, pin?):
+// dtype and device default to self's.
+Tensor new_tensor(const Call& c, size_t opts_at) {
+  const Tensor& self = c.tensor(0);
+  Opts o = options_at(c, opts_at, {self->dtype(), self->device()});
+  return empty(c.int_list(1), o.dtype, o.device);
+}
+void new_empty(Call& c) { c.ret(new_tensor(c, 2)); }
+template <int kValue>
+void new_constant(Call& c) { c.ret(filled(new_tensor(c, 2), Scalar::from_int(kValue))); }
+// new_full(Tensor self, SymInt[] size, Scalar fill_value, *, dtype?, layout?, device?, pin?)
+void new_full(Call& c) { c.ret(filled(new_tensor(c, 3), c.scalar(2))); }
+TN_REGISTER_COMPOSITE("aten::new_empty", new_empty);
+TN_REGISTER_COMPOSITE("aten::new_zeros", new_constant<0>);
+TN_REGISTER_COMPOSITE("aten::new_ones", new_constant<1>);
+TN_REGISTER_COMPOSITE("aten::new_full", new_full);
+
+// scalar_tensor(Scalar s, *, dtype?, layout?, device?, pin_memory?): the default float dtype
+// whatever the number's type, as upstream.
+void scalar_tensor(Call& c) {
+  Opts o = options_at(c, 1, default_opts());
+  c.ret(filled(empty({}, o.dtype, o.device), c.scalar(0)));
+}
+TN_REGISTER_COMPOSITE("aten::scalar_tensor", scalar_tensor);
+
+// Writes the identity pattern into a zero-filled (n, m) tensor through its diagonal view.
+Tensor eye_fill(Tensor t) {
+  filled(t, Scalar::from_int(0));
+  if (t->numel() > 0) filled(call_tensor("aten::diagonal", {ops::t(t)}), Scalar::from_int(1));
+  return t;
+}
+void eye_check(int64_t n, const char* what) {
+  TN_CHECK(n >= 0, what, " must be greater or equal to 0, got ", n);
+}
+
+// eye(SymInt n, *, ...) and eye.m(SymInt n, SymInt m, *, ...)
+void eye(Call& c) {
+  int64_t n = c.to_int(0);
+  eye_check(n, "n");
+  Opts o = options_at(c, 1, default_opts());
+  c.ret(eye_fill(empty({n, n}, o.dtype, o.device)));
+}
+void eye_m(Call& c) {
+  int64_t n = c.to_int(0), m = c.to_int(1);
+  eye_check(n, "n");
+  eye_check(m, "m");
+  Opts o = options_at(c, 2, default_opts());
+  c.ret(eye_fill(empty({n, m}, o.dtype, o.device)));
+}
+TN_REGISTER_COMPOSITE("aten::eye", eye);
+TN_REGISTER_COMPOSITE("aten::eye.m", eye_m);
+void eye_out(Call& c) {
+  int64_t n = c.to_int(0);
+  eye_check(n, "n");
+  resize_out(c.tensor(1), {n, n});
+  c.ret(eye_fill(c.tensor(1)));
+}
+void eye_m_out(Call& c) {
+  int64_t n = c.to_int(0), m = c.to_int(1);
+  eye_check(n, "n");
+  eye_check(m, "m");
+  resize_out(c.tensor(2), {n, m});
+  c.ret(eye_fill(c.tensor(2)));
+}
+TN_REGISTER_COMPOSITE("aten::eye.out", eye_out);
+TN_REGISTER_COMPOSITE("aten::eye.m_out", eye_m_out);
+
+}  // namespace
+}  // namespace tn

@@ -1,0 +1,51 @@
+// Short spellings for composites that call other ops through the door (tn::call), so that one
+// composite serves every representation. Header-only.
+#pragma once
+
+#include "dispatch/kernel.h"
+
+namespace tn {
+namespace ops {
+
+inline Value ints(const Dims& d) { return Value::of_ints(d); }
+inline Value i64(int64_t v) { return Value::of_int(v); }
+inline Value t(const Tensor& x) { return Value::of(x); }
+
+// A new uninitialised tensor with the given geometry on device.
+inline Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype,
+                            Device device) {
+  return call_tensor("aten::empty_strided",
+                     {ints(sizes), ints(strides), Value::of_dtype(dtype), Value{},
+                      Value::of_device(device)});
+}
+inline Tensor empty(const Dims& sizes, ScalarType dtype, Device device) {
+  return empty_strided(sizes, contiguous_strides(sizes), dtype, device);
+}
+// dst.copy_(src): broadcasting, converting; a no-op on meta.
+inline void copy_(const Tensor& dst, const Tensor& src) {
+  call("aten::copy_", {t(dst), t(src)});
+}
+inline Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t len) {
+  return call_tensor("aten::narrow", {t(x), i64(dim), i64(start), i64(len)});
+}
+inline Tensor view(const Tensor& x, const Dims& shape) {
+  return call_tensor("aten::view", {t(x), ints(shape)});
+}
+inline Tensor clone_contiguous(const Tensor& x) {
+  Tensor out = empty(x->sizes(), x->dtype(), x->device());
+  copy_(out, x);
+  return out;
+}
+
+// upstream's resize_output for out= arguments: a no-op when the shape already matches, else
+// contiguous strides and a storage grown as needed.
+inline void resize_out(const Tensor& out, const Dims& shape) {
+  if (out->sizes() == shape) return;
+  out->set_sizes_strides(shape, contiguous_strides(shape), out->storage_offset());
+  size_t need = storage_bytes_needed(shape, out->strides(), out->storage_offset(),
+                                     out->itemsize());
+  if (need > out->storage()->nbytes()) out->storage()->resize(need);
+}
+
+}  // namespace ops
+}  // namespace tn

@@ -1,0 +1,365 @@
+// Shape ops and copies written over other ops (so valid for every representation): reshape,
+// contiguous, flatten, clone, _to_copy and the aten::to overloads, cat/stack, repeat, flip, roll,
+// and the out-of-place forms of tril/triu, masked_fill and index_put.
+#include "core/promotion.h"
+#include "kernels/composite/ops.h"
+#include "kernels/composite/shape_util.h"
+
+namespace tn {
+namespace {
+
+using namespace ops;
+
+// A view when upstream's stride rule allows one, else a contiguous copy viewed as shape.
+Tensor reshape_of(const Tensor& self, const Dims& shape) {
+  Dims sizes = infer_size(shape, self->numel());
+  if (auto strides = view_strides(self->sizes(), self->strides(), sizes))
+    return make_view(self, sizes, *strides, self->storage_offset());
+  return view(clone_contiguous(self), sizes);
+}
+
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+void reshape(Call& c) { c.ret(reshape_of(c.tensor(0), c.int_list(1))); }
+TN_REGISTER_COMPOSITE("aten::reshape", reshape);
+
+// _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride): a view with given geometry.
+void reshape_alias(Call& c) {
+  const Tensor& self = c.tensor(0);
+  c.ret(make_view(self, c.int_list(1), c.int_list(2), self->storage_offset()));
+}
+TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
+
+// contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format): self itself when
+// already contiguous.
+void contiguous(Call& c) {
+  const Tensor& self = c.tensor(0);
+  is_preserve(c.arg(1), c.key());
+  c.ret(self->is_contiguous() ? self : clone_contiguous(self));
+}
+TN_REGISTER_COMPOSITE("aten::contiguous", contiguous);
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1): self itself when the
+// range is a single dim, as upstream.
+void flatten(Call& c) {
+  const Tensor& self = c.tensor(0);
+  int64_t s = wrap_dim(c.to_int(1), self->dim()), e = wrap_dim(c.to_int(2), self->dim());
+  TN_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self->dim() == 0) return c.ret(reshape_of(self, {1}));
+  if (s == e) return c.ret(self);
+  Dims shape(self->sizes().begin(), self->sizes().begin() + s);
+  int64_t n = 1;
+  for (int64_t d = s; d <= e; ++d) n *= self->size(d);
+  shape.push_back(n);
+  shape.insert(shape.end(), self->sizes().begin() + e + 1, self->sizes().end());
+  c.ret(reshape_of(self, shape));
+}
+TN_REGISTER_COMPOSITE("aten::flatten.using_ints", flatten);
+
+// A new tensor shaped like self under memory_format (preserve keeps dense layouts' strides).
+Tensor alloc_like(const Tensor& self, ScalarType dtype, Device device, bool preserve) {
+  Dims strides = preserve ? preserve_strides(*self) : contiguous_strides(self->sizes());
+  return empty_strided(self->sizes(), strides, dtype, device);
+}
+
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+void clone(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor out = alloc_like(self, self->dtype(), self->device(), is_preserve(c.arg(1), c.key()));
+  copy_(out, self);
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::clone", clone);
+
+// The conversion behind every aten::to: allocate on the target device, copy when it holds bytes.
+Tensor to_copy(const Tensor& self, ScalarType dtype, Device device, bool preserve) {
+  TN_CHECK_KIND(info(dtype).supported, NotImplemented, "aten::_to_copy has no kernel in "
+                "torchnative for dtype ", name(dtype));
+  TN_CHECK_KIND(!(self->device().type == DeviceType::Meta && device.type != DeviceType::Meta),
+                NotImplemented, "Cannot copy out of meta tensor; no data!");
+  Tensor out = alloc_like(self, dtype, device, preserve);
+  if (device.type != DeviceType::Meta && self->device().type == device.type) copy_(out, self);
+  return out;
+}
+
+// _to_copy(Tensor self, *, ScalarType? dtype, Layout? layout, Device? device, bool? pin_memory,
+//          bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
+void to_copy_op(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK_KIND(c.arg(2).is_none() || c.arg(2).i == 0, NotImplemented, c.key(),
+                ": only the strided layout is implemented by torchnative");
+  TN_CHECK_KIND(c.arg(4).is_none() || !c.to_bool(4), NotImplemented, c.key(),
+                ": pin_memory=True is not implemented by torchnative");
+  ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
+  Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
+  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), c.key())));
+}
+TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
+
+// Upstream's to(): self itself when nothing changes and no copy is asked for.
+Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
+               const std::string& key) {
+  bool preserve = is_preserve(mf, key);
+  if (!copy && dtype == self->dtype() && device.type == self->device().type) return self;
+  return to_copy(self, dtype, device, preserve);
+}
+
+// to.dtype(self, ScalarType dtype, bool non_blocking, bool copy, MemoryFormat? memory_format)
+void to_dtype(Call& c) {
+  const Tensor& self = c.tensor(0);
+  c.ret(to_impl(self, *c.optional_dtype(1), self->device(), c.to_bool(3), c.arg(4), c.key()));
+}
+// to.device(self, Device device, ScalarType dtype, bool non_blocking, bool copy, MemoryFormat?)
+void to_device(Call& c) {
+  c.ret(to_impl(c.tensor(0), *c.optional_dtype(2), c.arg(1).device, c.to_bool(4), c.arg(5),
+                c.key()));
+}
+// to.other(self, Tensor other, bool non_blocking, bool copy, MemoryFormat? memory_format)
+void to_other(Call& c) {
+  const Tensor& o = c.tensor(1);
+  c.ret(to_impl(c.tensor(0), o->dtype(), o->device(), c.to_bool(3), c.arg(4), c.key()));
+}
+// to.dtype_layout(self, *, dtype?, layout?, device?, pin_memory?, non_blocking, copy, mf?)
+void to_dtype_layout(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK_KIND(c.arg(2).is_none() || c.arg(2).i == 0, NotImplemented, c.key(),
+                ": only the strided layout is implemented by torchnative");
+  ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
+  Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
+  c.ret(to_impl(self, dtype, device, c.to_bool(6), c.arg(7), c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::to.dtype", to_dtype);
+TN_REGISTER_COMPOSITE("aten::to.device", to_device);
+TN_REGISTER_COMPOSITE("aten::to.other", to_other);
+TN_REGISTER_COMPOSITE("aten::to.dtype_layout", to_dtype_layout);
+
+// Upstream's legacy cat rule: a 1-D tensor of size 0 is skipped for shapes (not for dtype).
+bool cat_skips(const Tensor& t) { return t->dim() == 1 && t->size(0) == 0; }
+
+struct CatPlan {
+  Dims shape;
+  int64_t dim = 0;
+  ScalarType dtype = ScalarType::Float;
+};
+
+// Output shape, wrapped dim and promoted dtype of cat, with upstream's checks.
+CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
+  TN_CHECK_KIND(!ts.empty(), Value, "torch.cat(): expected a non-empty list of Tensors");
+  CatPlan p;
+  p.dtype = ts[0]->dtype();
+  for (const Tensor& t : ts) p.dtype = promote_types(p.dtype, t->dtype());
+  const Tensor* ref = nullptr;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    TN_CHECK(ts[i]->dim() > 0, "zero-dimensional tensor (at position ", i,
+             ") cannot be concatenated");
+    if (!ref && !cat_skips(ts[i])) ref = &ts[i];
+  }
+  if (!ref) {  // everything skipped: upstream returns the (0,) shape
+    p.shape = ts[0]->sizes();
+    p.dim = dim;
+    return p;
+  }
+  p.dim = wrap_dim(dim, (*ref)->dim());
+  p.shape = (*ref)->sizes();
+  p.shape[p.dim] = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Tensor& t = ts[i];
+    if (cat_skips(t)) continue;
+    TN_CHECK(t->dim() == (*ref)->dim(), "Tensors must have same number of dimensions: got ",
+             (*ref)->dim(), " and ", t->dim());
+    for (int64_t d = 0; d < t->dim(); ++d) {
+      if (d == p.dim) continue;
+      TN_CHECK(t->size(d) == p.shape[d], "Sizes of tensors must match except in dimension ",
+               p.dim, ". Expected size ", p.shape[d], " but got size ", t->size(d),
+               " for tensor number ", i, " in the list.");
+    }
+    p.shape[p.dim] += t->size(p.dim);
+  }
+  return p;
+}
+
+// Copies each input into its slice of out along dim.
+void cat_fill(const Tensor& out, const std::vector<Tensor>& ts, const CatPlan& p) {
+  if (out->numel() == 0) return;
+  int64_t at = 0;
+  for (const Tensor& t : ts) {
+    if (cat_skips(t)) continue;
+    int64_t len = t->size(p.dim);
+    if (len > 0) copy_(narrow(out, p.dim, at, len), t);
+    at += len;
+  }
+}
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+void cat(Call& c) {
+  const auto& ts = c.tensor_list(0);
+  CatPlan p = plan_cat(ts, c.to_int(1));
+  Tensor out = empty(p.shape, p.dtype, ts[0]->device());
+  cat_fill(out, ts, p);
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::cat", cat);
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+void cat_out(Call& c) {
+  const auto& ts = c.tensor_list(0);
+  const Tensor& out = c.tensor(2);
+  CatPlan p = plan_cat(ts, c.to_int(1));
+  TN_CHECK(can_cast(p.dtype, out->dtype()), "torch.cat(): input types can't be cast to the "
+           "desired output type ", info(out->dtype()).legacy_name);
+  resize_out(out, p.shape);
+  cat_fill(out, ts, p);
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::cat.out", cat_out);
+
+// The inputs of stack, each unsqueezed at the wrapped dim.
+std::vector<Tensor> stack_parts(const std::vector<Tensor>& ts, int64_t dim, int64_t* wrapped) {
+  TN_CHECK(!ts.empty(), "stack expects a non-empty TensorList");
+  for (size_t i = 1; i < ts.size(); ++i)
+    TN_CHECK(ts[i]->sizes() == ts[0]->sizes(), "stack expects each tensor to be equal size, but "
+             "got ", dims_str(ts[0]->sizes()), " at entry 0 and ", dims_str(ts[i]->sizes()),
+             " at entry ", i);
+  *wrapped = wrap_dim(dim, ts[0]->dim() + 1);
+  std::vector<Tensor> parts;
+  for (const Tensor& t : ts)
+    parts.push_back(call_tensor("aten::unsqueeze", {ops::t(t), i64(*wrapped)}));
+  return parts;
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor; stack.out(..., *, Tensor(a!) out)
+void stack(Call& c) {
+  int64_t d;
+  auto parts = stack_parts(c.tensor_list(0), c.to_int(1), &d);
+  c.ret(call_tensor("aten::cat", {Value::of_tensors(parts), i64(d)}));
+}
+void stack_out(Call& c) {
+  int64_t d;
+  auto parts = stack_parts(c.tensor_list(0), c.to_int(1), &d);
+  c.ret(call_tensor("aten::cat.out", {Value::of_tensors(parts), i64(d), c.arg(2)}));
+}
+TN_REGISTER_COMPOSITE("aten::stack", stack);
+TN_REGISTER_COMPOSITE("aten::stack.out", stack_out);
+
+// repeat(Tensor self, SymInt[] repeats): the contiguous result viewed as (r0, s0, r1, s1, ...)
+// is filled from self viewed with zero strides on the r dims (one broadcasting copy).
+void repeat(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Dims& reps = c.int_list(1);
+  int64_t n = static_cast<int64_t>(reps.size()), lead = n - self->dim();
+  TN_CHECK(lead >= 0, "Number of dimensions of repeat dims can not be smaller than number of "
+           "dimensions of tensor");
+  Dims out_shape(n), inter_sizes, src_strides;
+  for (int64_t i = 0; i < n; ++i) {
+    TN_CHECK(reps[i] >= 0, "Trying to create tensor with negative dimension ", reps[i], ": ",
+             dims_str(reps));
+    int64_t s = i < lead ? 1 : self->size(i - lead);
+    out_shape[i] = s * reps[i];
+    inter_sizes.insert(inter_sizes.end(), {reps[i], s});
+    src_strides.insert(src_strides.end(), {0, i < lead ? 0 : self->stride(i - lead)});
+  }
+  Tensor out = empty(out_shape, self->dtype(), self->device());
+  if (out->numel() > 0) {
+    Tensor src = make_view(self, inter_sizes, src_strides, self->storage_offset());
+    Tensor dst = make_view(out, inter_sizes, contiguous_strides(inter_sizes), 0);
+    copy_(dst, src);
+  }
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::repeat", repeat);
+
+// flip(Tensor self, int[] dims): a copy from a view with negated strides on the flipped dims.
+void flip(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Dims sizes = self->sizes(), strides = self->strides();
+  int64_t offset = self->storage_offset();
+  std::vector<bool> seen(std::max<int64_t>(self->dim(), 1), false);
+  for (int64_t d : c.int_list(1)) {
+    int64_t w = wrap_dim(d, self->dim());
+    TN_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (self->dim() == 0 || sizes[w] == 0) continue;
+    offset += (sizes[w] - 1) * strides[w];
+    strides[w] = -strides[w];
+  }
+  Tensor out = alloc_like(self, self->dtype(), self->device(), true);
+  if (self->numel() > 0) copy_(out, make_view(self, sizes, strides, offset));
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::flip", flip);
+
+// One dim of roll: the last `shift` entries move to the front (two slices, concatenated).
+Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {
+  int64_t d = wrap_dim(dim, self->dim());
+  int64_t size = self->size(d);
+  if (self->numel() == 0 || size == 0) return clone_contiguous(self);
+  int64_t start = ((size - shift) % size + size) % size;
+  std::vector<Tensor> parts{narrow(self, d, start, size - start), narrow(self, d, 0, start)};
+  return call_tensor("aten::cat", {Value::of_tensors(parts), i64(d)});
+}
+
+// roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
+void roll(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Dims& shifts = c.int_list(1);
+  const Dims& dims = c.int_list(2);
+  TN_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    Tensor flat = roll_one(reshape_of(self, {-1}), shifts[0], 0);
+    return c.ret(view(flat, self->sizes()));
+  }
+  TN_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ",
+           shifts.size(), ", dims:", dims.size());
+  Tensor out = self;
+  for (size_t i = 0; i < dims.size(); ++i) out = roll_one(out, shifts[i], dims[i]);
+  if (out == self) out = clone_contiguous(self);
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::roll", roll);
+
+// tril/triu (out-of-place and out=): a contiguous copy, then the in-place kernel.
+template <const char* kInplace>
+void tri(Call& c) {
+  Tensor out = clone_contiguous(c.tensor(0));
+  c.ret(call_tensor(kInplace, {t(out), c.arg(1)}));
+}
+template <const char* kInplace>
+void tri_out(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& out = c.tensor(2);
+  resize_out(out, self->sizes());
+  if (out.get() != self.get()) copy_(out, self);
+  c.ret(call_tensor(kInplace, {t(out), c.arg(1)}));
+}
+constexpr char kTril_[] = "aten::tril_";
+constexpr char kTriu_[] = "aten::triu_";
+TN_REGISTER_COMPOSITE("aten::tril", tri<kTril_>);
+TN_REGISTER_COMPOSITE("aten::triu", tri<kTriu_>);
+TN_REGISTER_COMPOSITE("aten::tril.out", tri_out<kTril_>);
+TN_REGISTER_COMPOSITE("aten::triu.out", tri_out<kTriu_>);
+
+// masked_fill.Scalar / .Tensor(Tensor self, Tensor mask, value): self and mask broadcast
+// together, copied contiguous, then filled in place.
+template <const char* kInplace>
+void masked_fill(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Dims shape = broadcast_shapes(self->sizes(), c.tensor(1)->sizes());
+  Tensor out = empty(shape, self->dtype(), self->device());
+  copy_(out, self);
+  c.ret(call_tensor(kInplace, {t(out), c.arg(1), c.arg(2)}));
+}
+constexpr char kMaskedScalar[] = "aten::masked_fill_.Scalar";
+constexpr char kMaskedTensor[] = "aten::masked_fill_.Tensor";
+TN_REGISTER_COMPOSITE("aten::masked_fill.Scalar", masked_fill<kMaskedScalar>);
+TN_REGISTER_COMPOSITE("aten::masked_fill.Tensor", masked_fill<kMaskedTensor>);
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+void index_put(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor out = alloc_like(self, self->dtype(), self->device(), true);
+  copy_(out, self);
+  c.ret(call_tensor("aten::index_put_", {t(out), c.arg(1), c.arg(2), c.arg(3)}));
+}
+TN_REGISTER_COMPOSITE("aten::index_put", index_put);
+
+}  // namespace
+}  // namespace tn

@@ -1,0 +1,208 @@
+// The matmul family: mm, bmm, addmm, baddbmm, mv, dot, outer (structured: one shape/dtype rule
+// shared with meta) and the composites matmul and linear, with out= and in-place spellings.
+// Every product goes through gemm() (gemm.h), which hands transposed views to OpenBLAS as is.
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+// Refuses bool (upstream has no bool gemm on CPU) and dtypes we do not compute, by name.
+void check_gemm_dtype(const Tensor& t, const std::string& key) {
+  check_supported(t, key);
+  TN_CHECK_KIND(t->dtype() != ScalarType::Bool, NotImplemented, key,
+                " has no kernel for dtype bool (upstream: \"addmm_impl_cpu_\" not implemented "
+                "for 'Bool')");
+}
+
+void check_mm_operands(const Tensor& a, const Tensor& b, const std::string& key) {
+  TN_CHECK(a->dim() == 2, "self must be a matrix");
+  TN_CHECK(b->dim() == 2, "mat2 must be a matrix");
+  TN_CHECK(a->dtype() == b->dtype(), "expected m1 and m2 to have the same dtype, but got: ",
+           cpp_name(a->dtype()), " != ", cpp_name(b->dtype()));
+  TN_CHECK(a->size(1) == b->size(0), "mat1 and mat2 shapes cannot be multiplied (", a->size(0),
+           "x", a->size(1), " and ", b->size(0), "x", b->size(1), ")");
+  check_gemm_dtype(a, key);
+}
+
+// out (m x n, contiguous, out's dtype = a's) = alpha*a·b + beta*out.
+void gemm_2d(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta,
+             const std::string& key) {
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_same_v<T, bool>) {
+      gemm<T>(a->size(0), b->size(1), a->size(1),
+              {data_of<T>(a, key), a->stride(0), a->stride(1)},
+              {data_of<T>(b, key), b->stride(0), b->stride(1)}, data_of<T>(out, key), alpha, beta);
+    }
+  });
+}
+
+// mm(Tensor self, Tensor mat2)
+void mm_rule(Call& c) {
+  check_mm_operands(c.tensor(0), c.tensor(1), c.key());
+  c.ret(new_on(c.tensor(0), {c.tensor(0)->size(0), c.tensor(1)->size(1)}, c.tensor(0)->dtype()));
+}
+void mm_cpu(Call& c) { gemm_2d(c.tensor(0), c.tensor(1), c.results[0].tensor, 1, 0, c.key()); }
+TN_REGISTER_STRUCTURED("aten::mm", mm_rule, mm_cpu);
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1): self is
+// broadcast to (n, p). Upstream checks self/mat2 dtypes first when self already has the output
+// shape, and mat1/mat2 first when it must be broadcast; we keep that order.
+void addmm_rule(Call& c) {
+  const Tensor &self = c.tensor(0), &m1 = c.tensor(1), &m2 = c.tensor(2);
+  TN_CHECK(m1->dim() == 2, "mat1 must be a matrix, got ", m1->dim(), "-D tensor");
+  TN_CHECK(m2->dim() == 2, "mat2 must be a matrix, got ", m2->dim(), "-D tensor");
+  Dims shape{m1->size(0), m2->size(1)};
+  auto self_check = [&] {
+    TN_CHECK(self->dtype() == m2->dtype(), "self and mat2 must have the same dtype, but got ",
+             enum_name(self->dtype()), " and ", enum_name(m2->dtype()));
+  };
+  if (self->sizes() == shape) self_check();
+  check_mm_operands(m1, m2, c.key());
+  self_check();
+  expand_view(self, shape);  // the broadcast check, with upstream's message
+  c.ret(new_on(m1, shape, m1->dtype()));
+}
+void addmm_cpu(Call& c) {
+  const Tensor& out = c.results[0].tensor;
+  double beta = c.scalar(3).to_double(), alpha = c.scalar(4).to_double();
+  if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
+  gemm_2d(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
+}
+TN_REGISTER_STRUCTURED("aten::addmm", addmm_rule, addmm_cpu);
+
+void check_bmm_operands(const Tensor& a, const Tensor& b, const std::string& key) {
+  TN_CHECK(a->dim() == 3, "batch1 must be a 3D tensor");
+  TN_CHECK(b->dim() == 3, "batch2 must be a 3D tensor");
+  TN_CHECK(a->dtype() == b->dtype(), "expected scalar type ", enum_name(a->dtype()),
+           " but found ", enum_name(b->dtype()));
+  TN_CHECK(b->size(0) == a->size(0) && b->size(1) == a->size(2),
+           "Expected size for first two dimensions of batch2 tensor to be: [", a->size(0), ", ",
+           a->size(2), "] but got: [", b->size(0), ", ", b->size(1), "].");
+  check_gemm_dtype(a, key);
+}
+
+// out (B x m x n, contiguous) = alpha*a[i]·b[i] + beta*out[i] for each batch i (any strides).
+void gemm_batched(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
+                  double beta, const std::string& key) {
+  int64_t m = a->size(1), k = a->size(2), n = b->size(2);
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* pa = data_of<T>(a, key);
+      const T* pb = data_of<T>(b, key);
+      T* pc = data_of<T>(out, key);
+      for (int64_t i = 0; i < a->size(0); ++i) {
+        gemm<T>(m, n, k, {pa + i * a->stride(0), a->stride(1), a->stride(2)},
+                {pb + i * b->stride(0), b->stride(1), b->stride(2)}, pc + i * m * n, alpha,
+                beta);
+      }
+    }
+  });
+}
+
+// bmm(Tensor self, Tensor mat2)
+void bmm_rule(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  check_bmm_operands(a, b, c.key());
+  c.ret(new_on(a, {a->size(0), a->size(1), b->size(2)}, a->dtype()));
+}
+void bmm_cpu(Call& c) {
+  gemm_batched(c.tensor(0), c.tensor(1), c.results[0].tensor, 1, 0, c.key());
+}
+TN_REGISTER_STRUCTURED("aten::bmm", bmm_rule, bmm_cpu);
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
+void baddbmm_rule(Call& c) {
+  const Tensor &self = c.tensor(0), &a = c.tensor(1), &b = c.tensor(2);
+  TN_CHECK(a->dim() == 3, "batch1 must be a 3D tensor");
+  TN_CHECK(b->dim() == 3, "batch2 must be a 3D tensor");
+  Dims shape{a->size(0), a->size(1), b->size(2)};
+  expand_view(self, shape);
+  check_bmm_operands(a, b, c.key());
+  TN_CHECK(self->dtype() == a->dtype(), "expected scalar type ", enum_name(a->dtype()),
+           " but found ", enum_name(self->dtype()));
+  c.ret(new_on(a, shape, a->dtype()));
+}
+void baddbmm_cpu(Call& c) {
+  const Tensor& out = c.results[0].tensor;
+  double beta = c.scalar(3).to_double(), alpha = c.scalar(4).to_double();
+  if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
+  gemm_batched(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
+}
+TN_REGISTER_STRUCTURED("aten::baddbmm", baddbmm_rule, baddbmm_cpu);
+
+// mv(Tensor self, Tensor vec): the vector as a k x 1 matrix.
+void mv_rule(Call& c) {
+  const Tensor &m = c.tensor(0), &v = c.tensor(1);
+  TN_CHECK(m->dim() == 2 && v->dim() == 1, "vector + matrix @ vector expected, got 1, ",
+           m->dim(), ", ", v->dim());
+  TN_CHECK(m->size(1) == v->size(0), "size mismatch, got input (", m->size(0), "), mat (",
+           m->size(0), "x", m->size(1), "), vec (", v->size(0), ")");
+  TN_CHECK(m->dtype() == v->dtype(), "addmv input tensors must have the same dtype, but got ",
+           enum_name(v->dtype()), ", ", enum_name(m->dtype()), ", and ", enum_name(v->dtype()));
+  check_gemm_dtype(m, c.key());
+  c.ret(new_on(m, {m->size(0)}, m->dtype()));
+}
+void mv_cpu(Call& c) {
+  const Tensor& v = c.tensor(1);
+  Tensor col = make_view(v, {v->size(0), 1}, {v->stride(0), 1}, v->storage_offset());
+  gemm_2d(c.tensor(0), col, c.results[0].tensor, 1, 0, c.key());
+}
+TN_REGISTER_STRUCTURED("aten::mv", mv_rule, mv_cpu);
+
+// dot(Tensor self, Tensor tensor): a 1 x k by k x 1 product (BLAS for float types).
+void dot_rule(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  TN_CHECK(a->dim() == 1 && b->dim() == 1, "1D tensors expected, but got ", a->dim(), "D and ",
+           b->dim(), "D tensors");
+  TN_CHECK(a->dtype() == b->dtype(), "dot : expected both vectors to have same dtype, but found ",
+           enum_name(a->dtype()), " and ", enum_name(b->dtype()));
+  TN_CHECK(a->size(0) == b->size(0), "inconsistent tensor size, expected tensor [", a->size(0),
+           "] and src [", b->size(0), "] to have the same number of elements, but got ",
+           a->size(0), " and ", b->size(0), " elements respectively");
+  check_gemm_dtype(a, c.key());
+  c.ret(new_on(a, {}, a->dtype()));
+}
+void dot_cpu(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  Tensor row = make_view(a, {1, a->size(0)}, {a->size(0), a->stride(0)}, a->storage_offset());
+  Tensor col = make_view(b, {b->size(0), 1}, {b->stride(0), 1}, b->storage_offset());
+  Tensor out = make_view(c.results[0].tensor, {1, 1}, {1, 1}, 0);
+  gemm_2d(row, col, out, 1, 0, c.key());
+}
+TN_REGISTER_STRUCTURED("aten::dot", dot_rule, dot_cpu);
+
+// outer(Tensor self, Tensor vec2): self[i] * vec2[j] in the promoted dtype (as upstream's mul).
+void outer_rule(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
+  TN_CHECK(b->dim() == 1, "outer: Expected 1-D argument vec2, but got ", b->dim(), "-D");
+  check_supported(a, c.key());
+  check_supported(b, c.key());
+  c.ret(new_on(a, {a->size(0), b->size(0)}, promote_types(a->dtype(), b->dtype())));
+}
+void outer_cpu(Call& c) {
+  std::string key = c.key();
+  const Tensor& out = c.results[0].tensor;
+  Tensor a = cast_to(c.tensor(0), out->dtype(), key), b = cast_to(c.tensor(1), out->dtype(), key);
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const T* pa = data_of<T>(a, key);
+    const T* pb = data_of<T>(b, key);
+    T* o = data_of<T>(out, key);
+    int64_t n = b->size(0);
+    for (int64_t i = 0; i < a->size(0); ++i)
+      for (int64_t j = 0; j < n; ++j)
+        o[i * n + j] = T(A(pa[i * a->stride(0)]) * A(pb[j * b->stride(0)]));
+  });
+}
+TN_REGISTER_STRUCTURED("aten::outer", outer_rule, outer_cpu);
+
+}  // namespace
+}  // namespace tn

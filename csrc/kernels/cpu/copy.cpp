@@ -1,0 +1,145 @@
+// copy_ on dense CPU tensors (any strides, broadcasting src, any dtype pair) and on meta tensors
+// (shape checks only), plus the strided-copy helper other CPU kernels share (copy.h).
+#include "kernels/cpu/copy.h"
+
+#include <cstring>
+
+#include "dispatch/kernel.h"
+#include "kernels/composite/shape_util.h"
+
+namespace tn {
+
+namespace {
+
+// Same-dtype copy: moves itemsize-wide words, so no per-dtype instantiation is needed.
+template <typename W>
+void move_words(const Tensor& dst, const Tensor& src, char* d, const char* s) {
+  W* dw = reinterpret_cast<W*>(d);
+  const W* sw = reinterpret_cast<const W*>(s);
+  for_each_offset_pair(dst->sizes(), dst->strides(), 0, src->strides(), 0,
+                       [&](int64_t a, int64_t b) { dw[a] = sw[b]; });
+}
+
+}  // namespace
+
+void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
+  if (dst->numel() == 0) return;
+  char* d = static_cast<char*>(dst->dense_cpu_data(key));
+  const char* s = static_cast<const char*>(src->dense_cpu_data(key));
+  if (dst->dtype() == src->dtype()) {
+    if (dst->is_contiguous() && src->is_contiguous()) {  // one memmove: the common case
+      std::memmove(d, s, static_cast<size_t>(dst->numel()) * dst->itemsize());
+      return;
+    }
+    switch (dst->itemsize()) {
+      case 1: return move_words<uint8_t>(dst, src, d, s);
+      case 2: return move_words<uint16_t>(dst, src, d, s);
+      case 4: return move_words<uint32_t>(dst, src, d, s);
+      case 8: return move_words<uint64_t>(dst, src, d, s);
+      default: TN_FAIL(NotImplemented, key, " has no kernel in torchnative for dtype ",
+                       name(dst->dtype()));
+    }
+  }
+  dispatch_dtype(dst->dtype(), key, [&](auto dz) {
+    using D = decltype(dz);
+    dispatch_dtype(src->dtype(), key, [&](auto sz) {
+      using S = decltype(sz);
+      D* dp = reinterpret_cast<D*>(d);
+      const S* sp = reinterpret_cast<const S*>(s);
+      for_each_offset_pair(dst->sizes(), dst->strides(), 0, src->strides(), 0,
+                           [&](int64_t a, int64_t b) { dp[a] = convert<D>(sp[b]); });
+    });
+  });
+}
+
+Scalar item_cpu(const Tensor& t, const char* key) {
+  TN_CHECK(t->numel() == 1, "a Tensor with ", t->numel(),
+           " elements cannot be converted to Scalar");
+  Scalar out;
+  dispatch_dtype(t->dtype(), key, [&](auto z) {
+    using T = decltype(z);
+    T v = *static_cast<const T*>(t->dense_cpu_data(key));
+    if constexpr (std::is_same_v<T, bool>) {
+      out = Scalar::from_bool(v);
+    } else if constexpr (is_float_like_v<T>) {
+      out = Scalar::from_double(static_cast<double>(static_cast<acc_t<T>>(v)));
+    } else {
+      out = Scalar::from_int(static_cast<int64_t>(v));
+    }
+  });
+  return out;
+}
+
+namespace {
+
+// src's strides broadcast to self's shape, with upstream's error when that is impossible.
+Dims copy_src_strides(const Tensor& self, const Tensor& src) {
+  Dims shape = broadcast_shapes(self->sizes(), src->sizes());
+  TN_CHECK(shape == self->sizes(), "output with shape ", dims_str(self->sizes()),
+           " doesn't match the broadcast shape ", dims_str(shape));
+  return broadcast_strides(*src, shape);
+}
+
+// Element range [first, last] an operand touches, in storage elements (strides may be < 0).
+std::pair<int64_t, int64_t> element_span(const TensorImpl& t) {
+  int64_t lo = t.storage_offset(), hi = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    int64_t reach = (t.size(d) - 1) * t.stride(d);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+// Upstream's overlap assertions for copy_: self may not write one location twice, and may not
+// partially overlap src (a full, identical overlap is a no-op copy).
+void check_overlap(const Tensor& self, const Tensor& src) {
+  bool self_dense = non_overlapping_and_dense(self->sizes(), self->strides());
+  bool has_zero_stride = false;
+  for (int64_t d = 0; d < self->dim(); ++d)
+    has_zero_stride |= self->size(d) > 1 && self->stride(d) == 0;
+  TN_CHECK(self_dense || !has_zero_stride, "unsupported operation: more than one element of the "
+           "written-to tensor refers to a single memory location. Please clone() the tensor "
+           "before performing the operation.");
+  if (self->storage() != src->storage() || self->numel() == 0 || src->numel() == 0) return;
+  if (!self_dense || !non_overlapping_and_dense(src->sizes(), src->strides())) return;
+  auto [a0, a1] = element_span(*self);
+  auto [b0, b1] = element_span(*src);
+  int64_t ai = self->itemsize(), bi = src->itemsize();
+  int64_t abeg = a0 * ai, aend = (a1 + 1) * ai, bbeg = b0 * bi, bend = (b1 + 1) * bi;
+  bool full = abeg == bbeg && aend == bend && self->strides() == src->strides();
+  bool partial = !full && abeg < bend && bbeg < aend;
+  TN_CHECK(!partial, "unsupported operation: some elements of the input tensor and the "
+           "written-to tensor refer to a single memory location. Please clone() the tensor "
+           "before performing the operation.");
+}
+
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+void copy_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& src = c.tensor(1);
+  Dims strides = copy_src_strides(self, src);
+  if (self.get() != src.get()) {
+    check_overlap(self, src);
+    Tensor s = make_view(src, self->sizes(), strides, src->storage_offset());
+    if (self->storage() == src->storage() && self->dtype() != src->dtype()) {
+      // Same bytes reinterpreted (view.dtype): stage src so no element is read after a write.
+      Tensor staged = empty_tensor(self->sizes(), src->dtype(), src->device());
+      copy_dense_cpu(staged, s, "aten::copy_");
+      s = staged;
+    }
+    copy_dense_cpu(self, s, "aten::copy_");
+  }
+  self->bump_version();
+  c.ret(self);
+}
+
+void copy_meta(Call& c) {
+  const Tensor& self = c.tensor(0);
+  copy_src_strides(self, c.tensor(1));
+  c.ret(self);
+}
+TN_REGISTER_KERNEL("aten::copy_", DenseCPU, copy_cpu);
+TN_REGISTER_KERNEL("aten::copy_", Meta, copy_meta);
+
+}  // namespace
+}  // namespace tn

@@ -1,0 +1,84 @@
+// CPU helpers shared by the byte-moving kernels (copy_, index, masked_fill, tril/triu): dtype
+// conversion with upstream's casting rules, a walk over two strided tensors, and a strided copy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/tensor_impl.h"
+#include "dispatch/value.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/strided.h"
+
+namespace tn {
+
+template <typename T>
+constexpr bool is_float_like_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                                 std::is_same_v<T, BFloat16>;
+
+// Upstream's c10::convert: to bool is `!= 0`; float to an integer goes through int64 (so -1.0
+// to uint8 wraps to 255 rather than being undefined); 16-bit floats round through float.
+template <typename D, typename S>
+inline D convert(S s) {
+  if constexpr (std::is_same_v<D, S>) {
+    return s;
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return static_cast<acc_t<S>>(s) != 0;
+  } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+    return D(static_cast<float>(static_cast<acc_t<S>>(s)));
+  } else if constexpr (is_float_like_v<S> && !is_float_like_v<D>) {
+    return static_cast<D>(static_cast<int64_t>(static_cast<acc_t<S>>(s)));
+  } else {
+    return static_cast<D>(static_cast<acc_t<S>>(s));
+  }
+}
+
+// "Float" for float32: upstream's ScalarType names, as its messages print them.
+inline std::string short_name_of(ScalarType t) {
+  std::string s = info(t).legacy_name;
+  return s.size() > 6 ? s.substr(0, s.size() - 6) : std::string(name(t));  // strip "Tensor"
+}
+
+// A Scalar as a T, the way upstream's Scalar::to<T> converts it.
+template <typename T>
+inline T scalar_to(const Scalar& v) {
+  if (v.is_floating()) return convert<T>(v.d);
+  if (v.is_bool()) return convert<T>(v.b);
+  return convert<T>(v.i);
+}
+
+// Calls f(offset_a, offset_b) for every element of `sizes`, row-major.
+template <typename F>
+void for_each_offset_pair(const Dims& sizes, const Dims& sa, int64_t base_a, const Dims& sb,
+                          int64_t base_b, F&& f) {
+  int64_t n = numel_of(sizes);
+  if (n == 0) return;
+  int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) return f(base_a, base_b);
+  std::vector<int64_t> idx(nd, 0);
+  int64_t a = base_a, b = base_b;
+  int64_t inner = sizes[nd - 1], ia = sa[nd - 1], ib = sb[nd - 1];
+  for (int64_t done = 0; done < n; done += inner) {
+    for (int64_t k = 0; k < inner; ++k) f(a + k * ia, b + k * ib);
+    for (int64_t d = nd - 2; d >= 0; --d) {  // carry into the outer dims
+      if (++idx[d] < sizes[d]) {
+        a += sa[d];
+        b += sb[d];
+        break;
+      }
+      a -= (sizes[d] - 1) * sa[d];
+      b -= (sizes[d] - 1) * sb[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// Copies src into dst element by element, converting dtypes; src has dst's shape (broadcast
+// with zero strides beforehand if needed). Both dense CPU; no overlap checks here.
+void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* op_key);
+
+// The single value of a one-element dense CPU tensor, as a Scalar of its category.
+Scalar item_cpu(const Tensor& t, const char* op_key);
+
+}  // namespace tn

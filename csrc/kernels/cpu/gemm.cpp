@@ -1,0 +1,126 @@
+// Strided GEMM over OpenBLAS (see gemm.h). float32/float64 call cblas_sgemm/dgemm directly.
+// float16/bfloat16 are widened to float, multiplied by sgemm and rounded once on the way back
+// (upstream's CPU gemm also accumulates them in float; blocking order differs, so the last ulp
+// may). Integers run a plain triple loop accumulating in int64, as upstream's reference gemm.
+#include "kernels/cpu/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.h"
+#include "core/half.h"
+#include "kernels/dtype_dispatch.h"
+
+namespace tn {
+namespace {
+
+// How BLAS can read a rows x cols operand in place: row-major (NoTrans) or column-major
+// (Trans) with leading dim ld; false when neither stride is 1 (the caller packs).
+bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, CBLAS_TRANSPOSE* trans,
+                 int64_t* ld) {
+  if (cols == 1) s1 = 1;
+  if (rows == 1) s0 = std::max<int64_t>(cols, 1);
+  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) {
+    *trans = CblasNoTrans;
+    *ld = s0;
+    return true;
+  }
+  if (s0 == 1 && s1 >= std::max<int64_t>(rows, 1)) {
+    *trans = CblasTrans;
+    *ld = s1;
+    return true;
+  }
+  return false;
+}
+
+// A contiguous row-major copy of a strided rows x cols operand, converted to U.
+template <typename U, typename T>
+std::vector<U> pack(int64_t rows, int64_t cols, const T* p, int64_t s0, int64_t s1) {
+  std::vector<U> out(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = static_cast<U>(p[i * s0 + j * s1]);
+  return out;
+}
+
+void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const float* a, int64_t lda,
+               CBLAS_TRANSPOSE tb, const float* b, int64_t ldb, float* c, double alpha,
+               double beta) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha), a, lda, b, ldb,
+              static_cast<float>(beta), c, n);
+}
+void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const double* a,
+               int64_t lda, CBLAS_TRANSPOSE tb, const double* b, int64_t ldb, double* c,
+               double alpha, double beta) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
+}
+
+// float/double: operands in place where BLAS can read them, packed otherwise.
+template <typename T>
+void blas_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t as0, int64_t as1,
+               const T* b, int64_t bs0, int64_t bs1, T* c, double alpha, double beta) {
+  CBLAS_TRANSPOSE ta, tb;
+  int64_t lda, ldb;
+  std::vector<T> pa, pb;
+  if (!blas_layout(m, k, as0, as1, &ta, &lda)) {
+    pa = pack<T>(m, k, a, as0, as1);
+    a = pa.data(), ta = CblasNoTrans, lda = std::max<int64_t>(k, 1);
+  }
+  if (!blas_layout(k, n, bs0, bs1, &tb, &ldb)) {
+    pb = pack<T>(k, n, b, bs0, bs1);
+    b = pb.data(), tb = CblasNoTrans, ldb = std::max<int64_t>(n, 1);
+  }
+  blas_call(m, n, k, ta, a, lda, tb, b, ldb, c, alpha, beta);
+}
+
+}  // namespace
+
+template <typename T>
+void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alpha, double beta) {
+  TN_CHECK(m < (1LL << 31) && n < (1LL << 31) && k < (1LL << 31),
+           "matmul: sizes beyond 2^31 are not supported by torchnative's BLAS path");
+  if (m == 0 || n == 0) return;
+  const T* pa = static_cast<const T*>(a.p);
+  const T* pb = static_cast<const T*>(b.p);
+  if (k == 0) {  // no products: C = beta*C (BLAS may not touch C at all)
+    for (int64_t i = 0; i < m * n; ++i)
+      c[i] = beta == 0 ? T(0) : T(static_cast<acc_t<T>>(static_cast<acc_t<T>>(c[i]) * beta));
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha, beta);
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    std::vector<float> fa = pack<float>(m, k, pa, a.s0, a.s1);
+    std::vector<float> fb = pack<float>(k, n, pb, b.s0, b.s1);
+    std::vector<float> fc(static_cast<size_t>(m * n), 0.f);
+    if (beta != 0)
+      for (int64_t i = 0; i < m * n; ++i) fc[i] = static_cast<float>(c[i]);
+    blas_call(m, n, k, CblasNoTrans, fa.data(), k, CblasNoTrans, fb.data(), n, fc.data(), alpha,
+              beta);
+    for (int64_t i = 0; i < m * n; ++i) c[i] = T(fc[i]);
+  } else {
+    int64_t ial = static_cast<int64_t>(alpha), ibe = static_cast<int64_t>(beta);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t s = 0;
+        for (int64_t q = 0; q < k; ++q)
+          s += static_cast<int64_t>(pa[i * a.s0 + q * a.s1]) * pb[q * b.s0 + j * b.s1];
+        int64_t old = ibe == 0 ? 0 : ibe * static_cast<int64_t>(c[i * n + j]);
+        c[i * n + j] = static_cast<T>(old + ial * s);
+      }
+    }
+  }
+}
+
+template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, double, double);
+template void gemm<int8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int8_t*, double, double);
+template void gemm<int16_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int16_t*, double, double);
+template void gemm<int32_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int32_t*, double, double);
+template void gemm<int64_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int64_t*, double, double);
+template void gemm<Half>(int64_t, int64_t, int64_t, MatRef, MatRef, Half*, double, double);
+template void gemm<BFloat16>(int64_t, int64_t, int64_t, MatRef, MatRef, BFloat16*, double, double);
+template void gemm<float>(int64_t, int64_t, int64_t, MatRef, MatRef, float*, double, double);
+template void gemm<double>(int64_t, int64_t, int64_t, MatRef, MatRef, double*, double, double);
+
+}  // namespace tn

@@ -1,0 +1,87 @@
+// embedding (a row gather with upstream's range check), dropout / native_dropout (the
+// deterministic cases; sampling refuses by name until RNG samplers exist) and
+// scaled_dot_product_attention (upstream's math path: q*sqrt(s) @ (k*sqrt(s))^T, mask,
+// safe softmax, @ v; the intermediates are rounded to the input dtype as upstream's tensors are).
+#include <cmath>
+#include <cstring>
+
+#include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+// embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False,
+//           bool sparse=False)
+void embedding_rule(Call& c) {
+  const Tensor &w = c.tensor(0), &idx = c.tensor(1);
+  TN_CHECK(w->dim() == 2, "'weight' must be 2-D");
+  TN_CHECK(idx->dtype() == ScalarType::Long || idx->dtype() == ScalarType::Int,
+           "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+           "Long, Int; but got torch.", info(idx->dtype()).legacy_name,
+           " instead (while checking arguments for embedding)");
+  Dims sizes = idx->sizes();
+  sizes.push_back(w->size(1));
+  c.ret(new_on(w, sizes, w->dtype()));
+}
+void embedding_cpu(Call& c) {
+  std::string key = c.key();
+  const Tensor &w = c.tensor(0), &out = c.results[0].tensor;
+  Tensor idx = contiguous(cast_to(c.tensor(1), ScalarType::Long, key), key);
+  const int64_t* pi = data_of<int64_t>(idx, key);
+  int64_t rows = w->size(0), d = w->size(1);
+  for (int64_t i = 0; i < idx->numel(); ++i)
+    TN_CHECK_KIND(pi[i] >= 0 && pi[i] < rows, Index, "index out of range in self");
+  dispatch_dtype(w->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    const T* pw = data_of<T>(w, key);
+    T* o = data_of<T>(out, key);
+    for (int64_t i = 0; i < idx->numel(); ++i)
+      for (int64_t j = 0; j < d; ++j) o[i * d + j] = pw[pi[i] * w->stride(0) + j * w->stride(1)];
+  });
+}
+TN_REGISTER_STRUCTURED("aten::embedding", embedding_rule, embedding_cpu);
+
+void check_p(double p) {
+  TN_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+}
+
+// dropout(Tensor input, float p, bool train): the input itself when nothing is dropped.
+void dropout(Call& c) {
+  double p = c.to_double(1);
+  check_p(p);
+  const Tensor& x = c.tensor(0);
+  TN_CHECK_KIND(!c.to_bool(2) || p == 0 || x->numel() == 0, NotImplemented, c.key(),
+                " with train=True and p>0 needs random sampling, which torchnative does not "
+                "implement yet");
+  c.ret(x);
+}
+TN_REGISTER_COMPOSITE("aten::dropout", dropout);
+
+// native_dropout(Tensor input, float p, bool? train) -> (output, mask): without sampling,
+// (a copy, all-true mask); train with p == 1 drops everything (zeros, all-false mask).
+void native_dropout_rule(Call& c) {
+  const Tensor& x = c.tensor(0);
+  double p = c.to_double(1);
+  bool train = !c.arg(2).is_none() && c.to_bool(2);
+  TN_CHECK_KIND(!train || p == 0 || p == 1 || x->numel() == 0, NotImplemented, c.key(),
+                " with train=True and 0<p<1 needs random sampling, which torchnative does not "
+                "implement yet");
+  c.ret(new_on(x, x->sizes(), x->dtype()));
+  c.ret(new_on(x, x->sizes(), ScalarType::Bool));
+}
+void native_dropout_cpu(Call& c) {
+  bool drop_all = !c.arg(2).is_none() && c.to_bool(2) && c.to_double(1) == 1;
+  const Tensor &out = c.results[0].tensor, &mask = c.results[1].tensor;
+  if (drop_all) {
+    std::memset(out->dense_cpu_data(c.key().c_str()), 0, out->numel() * out->itemsize());
+  } else {
+    copy_cast(out, c.tensor(0), c.key());
+  }
+  std::memset(mask->dense_cpu_data(c.key().c_str()), drop_all ? 0 : 1, mask->numel());
+}
+TN_REGISTER_STRUCTURED("aten::native_dropout", native_dropout_rule, native_dropout_cpu);
+
+}  // namespace
+}  // namespace tn

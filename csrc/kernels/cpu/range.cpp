@@ -1,0 +1,185 @@
+// arange (three overloads and both out= forms) and linspace on dense CPU tensors, with meta
+// kernels that share the length/dtype rules and allocate without bytes.
+// Arithmetic: upstream's formulas (arange: start + step * i in the accumulate type; linspace:
+// from start for the first half, from end for the second, in the step type), with the multiply-add
+// fused for float/double as upstream's build computes it (checked bit-identical in
+// tests/ops/test_views.py); float16/bfloat16 round after each operation as c10::Half does.
+#include <cmath>
+
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
+#include "kernels/cpu/copy.h"
+
+namespace tn {
+namespace {
+
+// Upstream's CPU accumulate type for arange: int64 for integers, double for float/double,
+// float for the 16-bit floats.
+template <typename T>
+using range_acc_t = std::conditional_t<
+    std::is_integral_v<T>, int64_t,
+    std::conditional_t<std::is_floating_point_v<T>, double, float>>;
+
+// a * b + c: one rounding (FMA) for float/double, as upstream's compiled kernels; otherwise the
+// type's own operators (integers exact, 16-bit floats rounding per operation).
+template <typename S>
+S muladd(S a, S b, S c) {
+  if constexpr (std::is_floating_point_v<S>) {
+    return std::fma(a, b, c);
+  } else {
+    return S(S(a * b) + c);
+  }
+}
+
+ScalarType arange_dtype(const Call& c, int n_scalars, size_t dtype_at) {
+  if (auto d = c.optional_dtype(dtype_at)) return *d;
+  for (int i = 0; i < n_scalars; ++i)
+    if (c.scalar(i).is_floating()) return default_float_dtype();
+  return ScalarType::Long;
+}
+
+void refuse_bool(ScalarType t, const char* key) {
+  TN_CHECK_KIND(t != ScalarType::Bool && info(t).supported, NotImplemented, "\"", key,
+                "\" not implemented for '", short_name_of(t), "'");
+}
+
+// Number of elements of arange(start, end, step) in dtype t, with upstream's checks.
+int64_t arange_length(Scalar start, Scalar end, Scalar step, ScalarType t, const char* key) {
+  int64_t n = 0;
+  dispatch_dtype(t, key, [&](auto z) {
+    using T = decltype(z);
+    using A = range_acc_t<T>;
+    A xs = scalar_to<A>(start), xe = scalar_to<A>(end), xst = scalar_to<A>(step);
+    TN_CHECK(xst > 0 || xst < 0, "step must be nonzero");
+    TN_CHECK(std::isfinite(double(xs)) && std::isfinite(double(xe)), "unsupported range: ",
+             double(xs), " -> ", double(xe));
+    TN_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs),
+             "upper bound and lower bound inconsistent with step sign");
+    double len;
+    if constexpr (std::is_same_v<T, int64_t>) {
+      int64_t sgn = (xst > 0) - (xst < 0);
+      len = std::ceil(double((xe - xs + xst - sgn) / xst));
+    } else {
+      len = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+    }
+    TN_CHECK(len >= 0 && len <= 9.2e18, "invalid size, possible overflow?");
+    n = static_cast<int64_t>(len);
+  });
+  return n;
+}
+
+void arange_fill(const Tensor& out, Scalar start, Scalar step, const char* key) {
+  dispatch_dtype(out->dtype(), key, [&](auto z) {
+    using T = decltype(z);
+    using A = range_acc_t<T>;
+    A xs = scalar_to<A>(start), xst = scalar_to<A>(step);
+    T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
+    int64_t i = 0;
+    for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
+      p[o] = convert<T>(muladd<A>(xst, static_cast<A>(i++), xs));
+    });
+  });
+}
+
+// The three arange overloads differ only in which scalars are given.
+void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars) {
+  const char* key = "arange_cpu";
+  TN_CHECK_KIND(c.arg(n_scalars + 1).is_none() || c.arg(n_scalars + 1).i == 0, NotImplemented,
+                c.key(), ": only the strided layout is implemented by torchnative");
+  ScalarType t = arange_dtype(c, n_scalars, n_scalars);
+  refuse_bool(t, key);
+  Device dev = c.arg(n_scalars + 2).is_none() ? Device{} : c.arg(n_scalars + 2).device;
+  Tensor out = empty_tensor({arange_length(start, end, step, t, key)}, t, dev);
+  if (dev.type != DeviceType::Meta) arange_fill(out, start, step, key);
+  c.ret(out);
+}
+Scalar one() { return Scalar::from_int(1); }
+Scalar zero() { return Scalar::from_int(0); }
+
+// arange(Scalar end, *, dtype?, layout?, device?, pin_memory?)
+void arange_end(Call& c) { arange_common(c, zero(), c.scalar(0), one(), 1); }
+// arange.start(Scalar start, Scalar end, *, ...)
+void arange_start(Call& c) { arange_common(c, c.scalar(0), c.scalar(1), one(), 2); }
+// arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ...)
+void arange_step(Call& c) { arange_common(c, c.scalar(0), c.scalar(1), c.scalar(2), 3); }
+TN_REGISTER_KERNEL("aten::arange", DenseCPU, arange_end);
+TN_REGISTER_KERNEL("aten::arange", Meta, arange_end);
+TN_REGISTER_KERNEL("aten::arange.start", DenseCPU, arange_start);
+TN_REGISTER_KERNEL("aten::arange.start", Meta, arange_start);
+TN_REGISTER_KERNEL("aten::arange.start_step", DenseCPU, arange_step);
+TN_REGISTER_KERNEL("aten::arange.start_step", Meta, arange_step);
+
+// arange.out(Scalar end, *, out) / arange.start_out(start, end, step=1, *, out): out's dtype.
+void arange_out_common(Call& c, Scalar start, Scalar end, Scalar step, const Tensor& out) {
+  const char* key = "arange_cpu";
+  refuse_bool(out->dtype(), key);
+  int64_t n = arange_length(start, end, step, out->dtype(), key);
+  ops::resize_out(out, {n});
+  if (out->representation() == Representation::DenseCPU) arange_fill(out, start, step, key);
+  out->bump_version();
+  c.ret(out);
+}
+void arange_out(Call& c) { arange_out_common(c, zero(), c.scalar(0), one(), c.tensor(1)); }
+void arange_start_out(Call& c) {
+  arange_out_common(c, c.scalar(0), c.scalar(1), c.scalar(2), c.tensor(3));
+}
+TN_REGISTER_KERNEL("aten::arange.out", DenseCPU, arange_out);
+TN_REGISTER_KERNEL("aten::arange.out", Meta, arange_out);
+TN_REGISTER_KERNEL("aten::arange.start_out", DenseCPU, arange_start_out);
+TN_REGISTER_KERNEL("aten::arange.start_out", Meta, arange_start_out);
+
+// linspace values into out (steps elements, any strides); see the file header for the formula.
+void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, const char* key) {
+  dispatch_dtype(out->dtype(), key, [&](auto z) {
+    using T = decltype(z);
+    using S = std::conditional_t<std::is_integral_v<T>, double, T>;  // upstream's step_t
+    T s = scalar_to<T>(start), e = scalar_to<T>(end);
+    T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
+    S step = steps > 1 ? S((S(e) - S(s)) / S(double(steps - 1))) : S(0);
+    int64_t half = steps / 2, i = 0;
+    for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
+      if (steps == 1) {
+        p[o] = s;
+      } else if (i < half) {
+        p[o] = convert<T>(muladd<S>(step, S(double(i)), S(s)));
+      } else {
+        p[o] = convert<T>(muladd<S>(S(-step), S(double(steps - i - 1)), S(e)));
+      }
+      ++i;
+    });
+  });
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, dtype?, layout?, device?, pin_memory?)
+void linspace(Call& c) {
+  int64_t steps = c.to_int(2);
+  TN_CHECK(steps >= 0, "number of steps must be non-negative");
+  ScalarType t = c.optional_dtype(3).value_or(default_float_dtype());
+  refuse_bool(t, "linspace_cpu");
+  Device dev = c.arg(5).is_none() ? Device{} : c.arg(5).device;
+  Tensor out = empty_tensor({steps}, t, dev);
+  if (dev.type != DeviceType::Meta) linspace_fill(out, c.scalar(0), c.scalar(1), steps,
+                                                  "linspace_cpu");
+  c.ret(out);
+}
+TN_REGISTER_KERNEL("aten::linspace", DenseCPU, linspace);
+TN_REGISTER_KERNEL("aten::linspace", Meta, linspace);
+
+// linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out)
+void linspace_out(Call& c) {
+  int64_t steps = c.to_int(2);
+  TN_CHECK(steps >= 0, "number of steps must be non-negative");
+  const Tensor& out = c.tensor(3);
+  refuse_bool(out->dtype(), "linspace_cpu");
+  ops::resize_out(out, {steps});
+  if (out->representation() == Representation::DenseCPU)
+    linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
+  out->bump_version();
+  c.ret(out);
+}
+TN_REGISTER_KERNEL("aten::linspace.out", DenseCPU, linspace_out);
+TN_REGISTER_KERNEL("aten::linspace.out", Meta, linspace_out);
+
+}  // namespace
+}  // namespace tn

@@ -1,0 +1,168 @@
+// Statistical reductions: var/std (the correction and legacy unbiased overloads, out=) and
+// linalg_vector_norm. var/std use two passes in double (upstream: Welford accumulating in
+// double for float inputs), so float32 results are expected to agree to the last ulp or so.
+#include <cmath>
+#include <limits>
+
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+struct VarArgs {
+  Dims dims;
+  double correction = 1;
+  bool keepdim = false;
+};
+
+// var(self, bool unbiased=True)
+VarArgs var_all(const Call& c) { return {{}, c.to_bool(1) ? 1.0 : 0.0, false}; }
+// var.dim(self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+VarArgs var_dim(const Call& c) { return {opt_dims(c, 1), c.to_bool(2) ? 1.0 : 0.0, c.to_bool(3)}; }
+// var.correction(self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+VarArgs var_corr(const Call& c) {
+  double corr = c.arg(2).is_none() ? 1.0 : c.scalar(2).to_double();
+  return {opt_dims(c, 1), corr, c.to_bool(3)};
+}
+
+template <VarArgs (*Parse)(const Call&)>
+void var_rule(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(is_floating(self->dtype()), "std and var only support floating point and complex "
+           "dtypes");
+  VarArgs a = Parse(c);
+  auto mask = reduce_mask(self->dim(), a.dims);
+  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, a.keepdim), self->dtype()));
+}
+
+template <bool Sqrt, VarArgs (*Parse)(const Call&)>
+void var_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& out = c.results[0].tensor;
+  std::string key = c.key();
+  VarArgs a = Parse(c);
+  ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), a.dims));
+  double n = static_cast<double>(g.inner.size());
+  // Upstream divides by max(0, N - correction): 0/0 = NaN, x/0 = inf.
+  double divisor = std::max(0.0, n - a.correction);
+  dispatch_dtype(self->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = data_of<T>(self, key);
+    T* o = data_of<T>(out, key);
+    for (size_t i = 0; i < g.outer.size(); ++i) {
+      const T* b = x + g.outer[i];
+      auto at = [&](int64_t k) { return static_cast<double>(b[g.inner[k]]); };
+      double mean = pairwise_sum<double>(0, g.inner.size(), at) / n;
+      double m2 = pairwise_sum<double>(0, g.inner.size(), [&](int64_t k) {
+        double d = at(k) - mean;
+        return d * d;
+      });
+      double v = m2 / divisor;
+      o[i] = T(static_cast<acc_t<T>>(Sqrt ? std::sqrt(v) : v));
+    }
+  });
+}
+
+TN_REGISTER_STRUCTURED("aten::var", var_rule<var_all>, (var_cpu<false, var_all>));
+TN_REGISTER_STRUCTURED("aten::var.dim", var_rule<var_dim>, (var_cpu<false, var_dim>));
+TN_REGISTER_STRUCTURED("aten::var.correction", var_rule<var_corr>, (var_cpu<false, var_corr>));
+TN_REGISTER_STRUCTURED("aten::std", var_rule<var_all>, (var_cpu<true, var_all>));
+TN_REGISTER_STRUCTURED("aten::std.dim", var_rule<var_dim>, (var_cpu<true, var_dim>));
+TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true, var_corr>));
+
+// var.out / std.out (self, dim, unbiased, keepdim, out); *.correction_out likewise.
+template <const char* Functional>
+void var_out(Call& c) {
+  Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
+  c.ret(write_out(c.tensor(4), r, c.key()));
+}
+constexpr char kVarDim[] = "aten::var.dim";
+constexpr char kVarCorr[] = "aten::var.correction";
+constexpr char kStdDim[] = "aten::std.dim";
+constexpr char kStdCorr[] = "aten::std.correction";
+TN_REGISTER_COMPOSITE("aten::var.out", var_out<kVarDim>);
+TN_REGISTER_COMPOSITE("aten::var.correction_out", var_out<kVarCorr>);
+TN_REGISTER_COMPOSITE("aten::std.out", var_out<kStdDim>);
+TN_REGISTER_COMPOSITE("aten::std.correction_out", var_out<kStdCorr>);
+
+// --- linalg_vector_norm(self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+//                        ScalarType? dtype=None) -------------------------------------------
+// Sums run pairwise in the accumulation type (float for float32, as upstream's acc type);
+// upstream's vectorised order is not reproduced, so float results are not bit-identical.
+
+ScalarType norm_dtype(const Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(is_floating(self->dtype()), "linalg.vector_norm: Expected a floating point or "
+           "complex tensor as input. Got ", enum_name(self->dtype()));
+  auto dt = c.optional_dtype(4);
+  if (!dt) return self->dtype();
+  TN_CHECK(is_floating(*dt), "linalg.vector_norm: dtype should be floating point or complex, "
+           "but got ", enum_name(*dt));
+  TN_CHECK(promote_types(self->dtype(), *dt) == *dt, "linalg.vector_norm: the dtype of the "
+           "input (", enum_name(self->dtype()), ") should be convertible without narrowing to "
+           "the specified dtype (", enum_name(*dt), ")");
+  return *dt;
+}
+
+void norm_rule(Call& c) {
+  const Tensor& self = c.tensor(0);
+  ScalarType dt = norm_dtype(c);
+  double ord = c.scalar(1).to_double();
+  Dims dims = opt_dims(c, 2);
+  if (self->numel() == 0 && (ord < 0 || ord == INFINITY)) {
+    bool ok = !dims.empty();
+    for (int64_t d : dims) ok = ok && self->size(wrap_dim(d, self->dim())) != 0;
+    TN_CHECK_KIND(ok, Index, "linalg.vector_norm cannot compute the ", c.scalar(1).to_double(),
+                  " norm on an empty tensor because the operation does not have an identity");
+  }
+  auto mask = reduce_mask(self->dim(), dims);
+  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, c.to_bool(3)), dt));
+}
+
+template <typename A, typename Get>
+A norm_of(int64_t n, double ord, Get&& abs_at) {
+  if (std::isinf(ord)) {
+    A best = n ? abs_at(0) : A(0);
+    for (int64_t k = 1; k < n && !std::isnan(best); ++k) {
+      A v = abs_at(k);
+      if (std::isnan(v) || (ord > 0 ? v > best : v < best)) best = v;
+    }
+    return best;
+  }
+  if (ord == 0) return pairwise_sum<A>(0, n, [&](int64_t k) { return A(abs_at(k) != A(0)); });
+  if (ord == 1) return pairwise_sum<A>(0, n, abs_at);
+  if (ord == 2) {
+    return std::sqrt(pairwise_sum<A>(0, n, [&](int64_t k) { A v = abs_at(k); return v * v; }));
+  }
+  A p = static_cast<A>(ord);
+  A s = pairwise_sum<A>(0, n, [&](int64_t k) { return std::pow(abs_at(k), p); });
+  return std::pow(s, A(1) / p);
+}
+
+void norm_cpu(Call& c) {
+  std::string key = c.key();
+  const Tensor& out = c.results[0].tensor;
+  Tensor in = cast_to(c.tensor(0), out->dtype(), key);
+  double ord = c.scalar(1).to_double();
+  ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), opt_dims(c, 2)));
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    if constexpr (std::is_floating_point_v<A>) {
+      const T* x = data_of<T>(in, key);
+      T* o = data_of<T>(out, key);
+      for (size_t i = 0; i < g.outer.size(); ++i) {
+        const T* b = x + g.outer[i];
+        o[i] = T(norm_of<A>(g.inner.size(), ord,
+                            [&](int64_t k) { return std::abs(A(b[g.inner[k]])); }));
+      }
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::linalg_vector_norm", norm_rule, norm_cpu);
+
+}  // namespace
+}  // namespace tn

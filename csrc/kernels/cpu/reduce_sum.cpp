@@ -1,0 +1,215 @@
+// Sum-like reductions: sum, mean, prod, any/all (all dims, one dim, several dims, keepdim,
+// dtype=) and cumsum, with their out= and in-place spellings. One shape/dtype rule per op
+// (structured), shared with meta; the CPU compute fills the output it allocated.
+#include "core/promotion.h"
+#include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+struct ReduceArgs {
+  Dims dims;  // empty: every dim
+  bool keepdim = false;
+  std::optional<ScalarType> dtype;
+};
+
+// The argument layouts of the overloads: (self, dtype) and (self, dim, keepdim, dtype).
+ReduceArgs args_all(const Call& c) { return {{}, false, c.optional_dtype(1)}; }
+ReduceArgs args_dims(const Call& c) { return {opt_dims(c, 1), c.to_bool(2), c.optional_dtype(3)}; }
+ReduceArgs args_dims_nodtype(const Call& c) { return {opt_dims(c, 1), c.to_bool(2), {}}; }
+ReduceArgs args_all_nodtype(const Call&) { return {}; }
+
+Tensor alloc_reduced(const Tensor& self, const ReduceArgs& a, ScalarType dt) {
+  auto mask = reduce_mask(self->dim(), a.dims);
+  return new_on(self, reduced_sizes(self->sizes(), mask, a.keepdim), dt);
+}
+
+ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+  ScalarType dt = dtype.value_or(self->dtype());
+  TN_CHECK(is_floating(dt), "mean(): could not infer output dtype. ",
+           dtype ? "Optional" : "Input", " dtype must be either a floating point or complex "
+           "dtype. Got: ", enum_name(dt));
+  return dt;
+}
+
+enum class Fold { Sum, Mean, Prod };
+
+// Folds each reduced slice of self (cast to out's dtype first, as upstream) into out.
+void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
+               const std::string& key) {
+  Tensor in = cast_to(self, out->dtype(), key);
+  ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), a.dims));
+  int64_t n = static_cast<int64_t>(g.inner.size());
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const T* x = data_of<T>(in, key);
+    T* o = data_of<T>(out, key);
+    for (size_t i = 0; i < g.outer.size(); ++i) {
+      const T* b = x + g.outer[i];
+      if (fold == Fold::Prod) {
+        A p = A(1);
+        for (int64_t k = 0; k < n; ++k) p = p * A(b[g.inner[k]]);
+        o[i] = T(p);
+        continue;
+      }
+      A s = pairwise_sum<A>(0, n, [&](int64_t k) { return A(b[g.inner[k]]); });
+      if constexpr (std::is_floating_point_v<A>) {
+        if (fold == Fold::Mean) s = s / static_cast<A>(n);
+      }
+      o[i] = T(s);
+    }
+  });
+}
+
+template <ReduceArgs (*Parse)(const Call&)>
+void sum_rule(Call& c) {
+  ReduceArgs a = Parse(c);
+  c.ret(alloc_reduced(c.tensor(0), a, sum_dtype(c.tensor(0)->dtype(), a.dtype)));
+}
+template <ReduceArgs (*Parse)(const Call&)>
+void sum_cpu(Call& c) { fold_into(c.tensor(0), Parse(c), c.results[0].tensor, Fold::Sum, c.key()); }
+template <ReduceArgs (*Parse)(const Call&)>
+void prod_cpu(Call& c) {
+  fold_into(c.tensor(0), Parse(c), c.results[0].tensor, Fold::Prod, c.key());
+}
+template <ReduceArgs (*Parse)(const Call&)>
+void mean_rule(Call& c) {
+  ReduceArgs a = Parse(c);
+  c.ret(alloc_reduced(c.tensor(0), a, mean_dtype(c.tensor(0), a.dtype)));
+}
+template <ReduceArgs (*Parse)(const Call&)>
+void mean_cpu(Call& c) {
+  fold_into(c.tensor(0), Parse(c), c.results[0].tensor, Fold::Mean, c.key());
+}
+
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
+ReduceArgs args_one_dim(const Call& c) {
+  return {{c.to_int(1)}, c.to_bool(2), c.optional_dtype(3)};
+}
+
+TN_REGISTER_STRUCTURED("aten::sum", sum_rule<args_all>, sum_cpu<args_all>);
+TN_REGISTER_STRUCTURED("aten::sum.dim_IntList", sum_rule<args_dims>, sum_cpu<args_dims>);
+TN_REGISTER_STRUCTURED("aten::mean", mean_rule<args_all>, mean_cpu<args_all>);
+TN_REGISTER_STRUCTURED("aten::mean.dim", mean_rule<args_dims>, mean_cpu<args_dims>);
+TN_REGISTER_STRUCTURED("aten::prod", sum_rule<args_all>, prod_cpu<args_all>);
+TN_REGISTER_STRUCTURED("aten::prod.dim_int", sum_rule<args_one_dim>, prod_cpu<args_one_dim>);
+
+// out= spellings of (self, dim, keepdim, dtype, out): dtype defaults to out's, as upstream.
+template <const char* Functional>
+void dims_dtype_out(Call& c) {
+  const Tensor& out = c.tensor(4);
+  Value dt = c.arg(3).is_none() ? Value::of_dtype(out->dtype()) : c.arg(3);
+  Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), dt});
+  c.ret(write_out(out, r, c.key()));
+}
+constexpr char kSumDim[] = "aten::sum.dim_IntList";
+constexpr char kMeanDim[] = "aten::mean.dim";
+constexpr char kProdDim[] = "aten::prod.dim_int";
+TN_REGISTER_COMPOSITE("aten::sum.IntList_out", dims_dtype_out<kSumDim>);
+TN_REGISTER_COMPOSITE("aten::mean.out", dims_dtype_out<kMeanDim>);
+TN_REGISTER_COMPOSITE("aten::prod.int_out", dims_dtype_out<kProdDim>);
+
+// --- any / all: bool results, except uint8 inputs give uint8 (as upstream) -------------------
+
+template <bool IsAny, ReduceArgs (*Parse)(const Call&)>
+void logical_rule(Call& c) {
+  const Tensor& self = c.tensor(0);
+  check_supported(self, c.key());
+  ScalarType dt = self->dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+  c.ret(alloc_reduced(self, Parse(c), dt));
+}
+
+template <bool IsAny, ReduceArgs (*Parse)(const Call&)>
+void logical_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& out = c.results[0].tensor;
+  ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), Parse(c).dims));
+  std::string key = c.key();
+  std::vector<uint8_t> r(g.outer.size());
+  dispatch_dtype(self->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = data_of<T>(self, key);
+    for (size_t i = 0; i < g.outer.size(); ++i) {
+      bool acc = !IsAny;
+      for (int64_t off : g.inner) {
+        if (convert<bool>(x[g.outer[i] + off]) == IsAny) {
+          acc = IsAny;
+          break;
+        }
+      }
+      r[i] = acc;
+    }
+  });
+  // Bool and uint8 are both one byte holding 0/1.
+  auto* o = data_of<uint8_t>(out, key);
+  for (size_t i = 0; i < r.size(); ++i) o[i] = r[i];
+}
+
+ReduceArgs args_int_dim(const Call& c) { return {{c.to_int(1)}, c.to_bool(2), {}}; }
+
+TN_REGISTER_STRUCTURED("aten::any", (logical_rule<true, args_all_nodtype>),
+                       (logical_cpu<true, args_all_nodtype>));
+TN_REGISTER_STRUCTURED("aten::any.dim", (logical_rule<true, args_int_dim>),
+                       (logical_cpu<true, args_int_dim>));
+TN_REGISTER_STRUCTURED("aten::any.dims", (logical_rule<true, args_dims_nodtype>),
+                       (logical_cpu<true, args_dims_nodtype>));
+TN_REGISTER_STRUCTURED("aten::all", (logical_rule<false, args_all_nodtype>),
+                       (logical_cpu<false, args_all_nodtype>));
+TN_REGISTER_STRUCTURED("aten::all.dim", (logical_rule<false, args_int_dim>),
+                       (logical_cpu<false, args_int_dim>));
+TN_REGISTER_STRUCTURED("aten::all.dims", (logical_rule<false, args_dims_nodtype>),
+                       (logical_cpu<false, args_dims_nodtype>));
+
+// --- cumsum: a sequential scan in upstream's CPU accumulation type (float scans in double),
+// so results are expected to be bit-identical to upstream's scalar scan. ---------------------
+
+void cumsum_rule(Call& c) {
+  const Tensor& self = c.tensor(0);
+  wrap_dim(c.to_int(1), self->dim());
+  c.ret(new_on(self, self->sizes(), sum_dtype(self->dtype(), c.optional_dtype(2))));
+}
+
+void cumsum_cpu(Call& c) {
+  std::string key = c.key();
+  const Tensor& out = c.results[0].tensor;
+  Tensor in = cast_to(c.tensor(0), out->dtype(), key);
+  std::vector<bool> mask(in->dim(), false);
+  if (in->dim() > 0) mask[wrap_dim(c.to_int(1), in->dim())] = true;
+  ReduceGeom gi = reduce_geom(in, mask), go = reduce_geom(out, mask);
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = typename ScanAcc<T>::type;
+    const T* x = data_of<T>(in, key);
+    T* o = data_of<T>(out, key);
+    for (size_t i = 0; i < gi.outer.size(); ++i) {
+      A acc = A(0);
+      for (size_t k = 0; k < gi.inner.size(); ++k) {
+        acc = acc + static_cast<A>(x[gi.outer[i] + gi.inner[k]]);
+        o[go.outer[i] + go.inner[k]] = T(acc);
+      }
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::cumsum", cumsum_rule, cumsum_cpu);
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+void cumsum_out(Call& c) {
+  const Tensor& out = c.tensor(3);
+  Value dt = c.arg(2).is_none() ? Value::of_dtype(out->dtype()) : c.arg(2);
+  c.ret(write_out(out, call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt}), c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::cumsum.out", cumsum_out);
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None): computes in self's dtype.
+void cumsum_inplace(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Value dt = c.arg(2).is_none() ? Value::of_dtype(self->dtype()) : c.arg(2);
+  c.ret(write_out(self, call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt}), c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::cumsum_", cumsum_inplace);
+
+}  // namespace
+}  // namespace tn

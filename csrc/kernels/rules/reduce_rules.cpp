@@ -1,0 +1,125 @@
+// Shape and dtype rules for reductions, matmul and nn ops (see reduce_rules.h).
+#include "kernels/rules/reduce_rules.h"
+
+#include <sstream>
+
+namespace tn {
+
+int64_t wrap_dim(int64_t d, int64_t ndim) {
+  int64_t n = ndim > 0 ? ndim : 1;
+  TN_CHECK_KIND(d >= -n && d < n, Index, "Dimension out of range (expected to be in range of [",
+                -n, ", ", n - 1, "], but got ", d, ")");
+  return d < 0 ? d + n : d;
+}
+
+std::vector<bool> reduce_mask(int64_t ndim, const Dims& dims) {
+  std::vector<bool> mask(ndim, dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim);
+    if (ndim == 0) continue;
+    TN_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
+Dims opt_dims(const Call& c, size_t i) {
+  if (c.arg(i).is_none()) return {};
+  if (c.arg(i).tag == Value::Tag::Int) return {c.arg(i).i};
+  return c.int_list(i);
+}
+
+Dims reduced_sizes(const Dims& sizes, const std::vector<bool>& mask, bool keepdim) {
+  Dims out;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (!mask[d]) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+Tensor new_on(const Tensor& like, const Dims& sizes, ScalarType dtype) {
+  return empty_tensor(sizes, dtype, like->device());
+}
+
+ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(in, true) ? ScalarType::Long : in;
+}
+
+void check_supported(const Tensor& t, const std::string& op) {
+  TN_CHECK_KIND(info(t->dtype()).supported, NotImplemented, op,
+                " has no kernel in torchnative for tensors of dtype ", name(t->dtype()));
+}
+
+const char* enum_name(ScalarType t) {
+  switch (t) {
+#define TN_ENUM_NAME(E, n, size, fl, cx, sg, ok, legacy, abbr) \
+  case ScalarType::E: return #E;
+    TN_FORALL_DTYPES(TN_ENUM_NAME)
+#undef TN_ENUM_NAME
+    default: return "Undefined";
+  }
+}
+
+const char* cpp_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    default: return name(t);
+  }
+}
+
+std::string dims_str(const Dims& d) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
+  os << "]";
+  return os.str();
+}
+
+Dims broadcast_shapes(const Dims& a, const Dims& b) {
+  size_t n = std::max(a.size(), b.size());
+  Dims out(n);
+  for (size_t k = 0; k < n; ++k) {  // k counts from the right
+    int64_t x = k < a.size() ? a[a.size() - 1 - k] : 1;
+    int64_t y = k < b.size() ? b[b.size() - 1 - k] : 1;
+    TN_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x,
+             ") must match the size of tensor b (", y, ") at non-singleton dimension ",
+             n - 1 - k);
+    out[n - 1 - k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+Tensor expand_view(const Tensor& t, const Dims& sizes) {
+  int64_t lead = static_cast<int64_t>(sizes.size()) - t->dim();
+  TN_ASSERT(lead >= 0);
+  Dims strides(sizes.size(), 0);
+  for (int64_t d = 0; d < t->dim(); ++d) {
+    int64_t s = t->size(d);
+    TN_CHECK(s == sizes[lead + d] || s == 1, "The expanded size of the tensor (", sizes[lead + d],
+             ") must match the existing size (", s, ") at non-singleton dimension ", lead + d,
+             ".  Target sizes: ", dims_str(sizes), ".  Tensor sizes: ", dims_str(t->sizes()));
+    strides[lead + d] = s == sizes[lead + d] && s != 1 ? t->stride(d) : 0;
+  }
+  return make_view(t, sizes, strides, t->storage_offset());
+}
+
+void resize_out(const Tensor& out, const Dims& sizes) {
+  if (out->sizes() == sizes) return;
+  Dims strides = contiguous_strides(sizes);
+  size_t need = storage_bytes_needed(sizes, strides, out->storage_offset(), out->itemsize());
+  if (out->storage()->nbytes() < need) out->storage()->resize(need);
+  out->set_sizes_strides(sizes, strides, out->storage_offset());
+}
+
+}  // namespace tn

@@ -1,0 +1,136 @@
+"""Agreement of the reductions, matmul and nn kernels with upstream torch 2.13.0.
+
+Each case is evaluated under our torch and under upstream's, each in its own process (helpers.both).
+Integer, bool and index results must be equal; a floating result must lie within upstream's own
+float32 error (|upstream float32 - upstream float64|, per element or its 90th percentile, whichever
+is larger, plus one float32 ulp of the value) of upstream's float32 result or of its float64 result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/helpers.py
+from helpers import OURS, UPSTREAM, run_json
+
+# Inputs: seeded numpy arrays; "_t" names are transposed (non-contiguous) views.
+SETUP = """
+import json, math
+import numpy as np
+import torch
+rng = np.random.default_rng(0)
+A = {
+    "x": rng.standard_normal((2, 3, 4)), "m1": rng.standard_normal((3, 4)),
+    "m2": rng.standard_normal((4, 5)), "m2_t": rng.standard_normal((5, 4)).T,
+    "b1": rng.standard_normal((2, 1, 3, 4)), "b2": rng.standard_normal((5, 4, 2)),
+    "v": rng.standard_normal(4), "q": rng.standard_normal((1, 4, 3, 8)),
+    "k": rng.standard_normal((1, 2, 5, 8)), "vv": rng.standard_normal((1, 2, 5, 6)),
+    "big": rng.standard_normal((7, 300)) * 100, "w": rng.standard_normal(4),
+    "w5": rng.standard_normal(5),
+}
+I = {"i": rng.integers(-5, 5, (3, 4)), "bo": rng.integers(0, 2, (3, 4)).astype(bool),
+     "idx": np.array([[0, 2], [1, 1]])}
+def env(dt):
+    def floats(a):  # the cast happens in numpy: a transposed array stays a transposed view
+        return (np.ascontiguousarray(a.T).astype(dt).T if a.ndim == 2 else a.astype(dt))
+    e = {n: torch.from_numpy(floats(a)) for n, a in A.items()}
+    e.update({n: torch.from_numpy(a) for n, a in I.items()})
+    e["m2d"] = torch.from_numpy(A["m2"].astype(np.float64))
+    e["torch"] = torch
+    e["F"] = torch.nn.functional
+    return e
+def ser(r):
+    if isinstance(r, tuple):
+        return [ser(t) for t in r]
+    return {"dtype": str(r.dtype), "shape": list(r.shape),
+            "values": [None if math.isnan(v) else v for v in
+                       np.asarray(r.tolist(), dtype=float).reshape(-1).tolist()]}
+def evaluate(cases, dt):
+    out = {}
+    for c in cases:
+        try:
+            out[c] = ser(eval(c, env(dt)))
+        except Exception as e:
+            out[c] = {"error": type(e).__name__, "message": str(e).splitlines()[0]}
+    return out
+"""
+
+CASES = [
+    "torch.sum(x)", "torch.sum(x, (0, -1), keepdim=True)", "torch.sum(m2_t, 0)",
+    "torch.sum(i, 1)", "torch.sum(bo)", "torch.sum(big, 1)", "x.mean(1)", "torch.mean(m2_t, -1)",
+    "torch.prod(x, 2)", "torch.amax(x, (0, 2))", "torch.amin(m2_t, 1, keepdim=True)",
+    "torch.max(x, 1)", "torch.min(m2_t, 0)", "torch.max(i)", "torch.argmax(x)",
+    "torch.argmin(x, 2, keepdim=True)", "torch.argmax(i, 0)", "torch.var(x, 1)",
+    "torch.std(x, (0, 1), correction=0)", "torch.var(m2_t, 0, unbiased=False)",
+    "torch.all(bo, 0)", "torch.any(bo)", "torch.any(i, 1)", "torch.cumsum(x, 1)",
+    "torch.cumsum(i, 0)", "torch.cumsum(m2_t, 0)", "torch.linalg.vector_norm(x, 3, dim=1)",
+    "torch.linalg.vector_norm(big)", "torch.linalg.vector_norm(m2_t, float('inf'), dim=0)",
+    "torch.mm(m1, m2)", "torch.mm(m1, m2_t)", "torch.matmul(b1, b2)",
+    "torch.matmul(v, m2)", "torch.matmul(m1, v)", "torch.matmul(m1, m2_t)",
+    "torch.matmul(b1, v)", "torch.dot(v, w)", "torch.mv(m1, v)",
+    "torch.addmm(w5, m1, m2, beta=0.5, alpha=2)", "torch.outer(v, w)",
+    "torch.matmul(b2, m2)",
+    "F.linear(x, m2_t, w5)", "F.linear(x, m1)", "torch.softmax(x, 1)",
+    "torch.log_softmax(big, 1)", "torch.softmax(m2_t, 0)",
+    "F.layer_norm(x, (4,))", "F.layer_norm(x, (4,), w, v)", "F.layer_norm(x, (3, 4))",
+    "F.layer_norm(big, (300,))",
+    "F.embedding(idx, m1)", "F.scaled_dot_product_attention(q, k, vv, enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, q, q, is_causal=True)",
+    "F.dropout(x, 0.5, training=False)",
+    # errors
+    "torch.sum(x, 5)", "torch.sum(x, (0, 0))", "torch.mean(i)", "torch.max(torch.empty(0))",
+    "torch.max(torch.empty(0, 3), 0)", "torch.argmax(bo)", "torch.mm(m1, m1)",
+    "torch.mm(m1, m2d)", "F.embedding(torch.tensor([5]), m1)", "torch.var(i)",
+]
+
+
+def _results():
+    cases = json.dumps(CASES)
+    ours = run_json(OURS, SETUP + f"print(json.dumps(evaluate({cases}, np.float32)))")
+    up = run_json(UPSTREAM, SETUP + f"print(json.dumps([evaluate({cases}, np.float32), "
+                                    f"evaluate({cases}, np.float64)]))")
+    return ours, up[0], up[1]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return _results()
+
+
+def _close(ours, up, up64):
+    assert ours["dtype"] == up["dtype"] and ours["shape"] == up["shape"], (ours, up)
+    a = np.array([np.nan if v is None else v for v in ours["values"]], dtype=float)
+    u = np.array([np.nan if v is None else v for v in up["values"]], dtype=float)
+    if not up["dtype"].startswith("torch.float"):
+        np.testing.assert_array_equal(a, u)
+        return
+    u64 = np.array([np.nan if v is None else v for v in up64["values"]], dtype=float)
+    err = np.abs(u - u64)
+    finite = err[np.isfinite(err)]
+    p90 = np.percentile(finite, 90) if finite.size else 0.0
+    allow = np.maximum(err, p90) + np.spacing(np.abs(u).astype(np.float32)).astype(float)
+    same_nan = np.isnan(a) == np.isnan(u)
+    assert same_nan.all(), (a, u)
+    # Within upstream's own float32 error of upstream's float32 result, or of its float64 result
+    # (a kernel more accurate than upstream's, e.g. moments taken in double, passes the second).
+    ok = np.isnan(u) | (np.abs(a - u) <= allow) | (np.abs(a - u64) <= allow)
+    assert ok.all(), f"max excess {np.max(np.abs(a - u) - allow)}: ours {a[~ok]} upstream {u[~ok]}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_agrees_with_upstream(results, case):
+    ours, up, up64 = (r[case] for r in results)
+    if "error" in up:
+        assert ours == up
+        return
+    assert "error" not in ours, ours
+    if isinstance(up, list):
+        for o, u, u6 in zip(ours, up, up64):
+            _close(o, u, u6)
+    else:
+        _close(ours, up, up64)

@@ -1,0 +1,211 @@
+"""Tensors from Python and their metadata, against upstream in separate processes.
+
+Covers the parts that are not kernels: torch.tensor/as_tensor/from_numpy dtype inference and
+values, attributes (shape, dtype, device, strides, requires_grad, is_leaf), item/tolist/numpy,
+the binder's choices and errors (overload order, out=, in-place identity, exception types),
+meta tensors under `with torch.device("meta")`, and requires_grad propagation.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from helpers import OURS, UPSTREAM, run_json
+
+PRELUDE = "import json, torch, numpy as np\n"
+
+
+def both_torch(body: str):
+    """Runs body with the real `import torch` in each environment; returns (ours, upstream)."""
+    code = PRELUDE + textwrap.dedent(body)
+    return run_json(OURS, code), run_json(UPSTREAM, code)
+
+
+def outcome(expr: str) -> str:
+    """A snippet line that records expr's value as JSON-able data, or its exception type."""
+    return textwrap.dedent(
+        f"""
+        try:
+            _v = ({expr})
+            out.append(describe(_v))
+        except Exception as e:
+            out.append(["raised", type(e).__name__])
+        """
+    )
+
+
+DESCRIBE = """
+def describe(v):
+    if isinstance(v, torch.Tensor):
+        return {"dtype": str(v.dtype), "shape": list(v.shape), "stride": list(v.stride()),
+                "device": str(v.device), "values": v.tolist() if v.device.type == "cpu" else None,
+                "requires_grad": v.requires_grad, "is_leaf": v.is_leaf}
+    if isinstance(v, (tuple, list)):
+        return [describe(x) for x in v]
+    if isinstance(v, (torch.dtype, torch.device, torch.Size)):
+        return str(v)
+    return v
+out = []
+"""
+
+CREATION = [
+    "torch.tensor([[1, 2], [3, 4]])",
+    "torch.tensor([1.5, 2])",
+    "torch.tensor([True, False])",
+    "torch.tensor(3)",
+    "torch.tensor(2.5)",
+    "torch.tensor([])",
+    "torch.tensor([[1, 2], [3]])",
+    "torch.tensor([1, 2], dtype=torch.float16)",
+    "torch.tensor([0.1, 0.2], dtype=torch.bfloat16)",
+    "torch.tensor([1.0, 2.0], dtype=torch.float64)",
+    "torch.tensor([1, True])",
+    "torch.tensor([[0.5]], requires_grad=True)",
+    "torch.tensor([1, 2], requires_grad=True)",
+    "torch.tensor('a')",
+    "torch.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))",
+    "torch.from_numpy(np.arange(6, dtype=np.int16)[::2])",
+    "torch.from_numpy(np.zeros(3, dtype=np.uint8))",
+    "torch.from_numpy(np.array([1.0, 2.0]))",
+    "torch.as_tensor([1, 2, 3])",
+    "torch.empty(2, 3).shape",
+    "torch.empty((2, 3), dtype=torch.int32).dtype",
+    "torch.empty(2, dtype=int).dtype",
+    "torch.empty(2, dtype=float).dtype",
+    "torch.empty(0).shape",
+    "torch.empty(2, -1)",
+    "torch.empty(2, 3).stride()",
+    "torch.empty(2, 3).is_contiguous()",
+    "torch.empty(4).fill_(2.5)",
+    "torch.empty(2, dtype=torch.int64).fill_(7)",
+    "torch.empty(3, dtype=torch.bool).fill_(1)",
+]
+
+
+@pytest.mark.parametrize("expr", CREATION)
+def test_creation_agrees(expr):
+    mine, theirs = both_torch(DESCRIBE + outcome(expr) + "print(json.dumps(out))")
+    assert mine == theirs
+
+
+METADATA = [
+    "x.shape", "x.dtype", "x.device", "x.ndim", "x.dim()", "x.numel()", "x.size()", "x.size(1)",
+    "x.size(-1)", "x.size(2)", "x.stride()", "x.stride(0)", "x.element_size()",
+    "x.storage_offset()", "x.is_floating_point()", "x.is_contiguous()", "x.requires_grad",
+    "x.is_leaf", "x.grad", "x.grad_fn", "x.layout == torch.strided", "x.is_cpu", "x.is_cuda",
+    "x.is_meta", "len(x)", "x.itemsize", "x.nbytes", "x._version", "x.tolist()",
+    "x.numpy().tolist()", "str(x.numpy().dtype)", "x[0].tolist()", "x[1].item()",
+    "x[0][1].item()", "float(x[1][0])", "int(x[1][0])", "bool(x[0][0])", "bool(x)", "x.item()",
+    "torch.tensor(5).__index__()", "x.__index__()", "len(torch.tensor(1.0))",
+]
+
+
+@pytest.mark.parametrize("expr", METADATA)
+def test_metadata_agrees(expr):
+    body = DESCRIBE + "x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n" + outcome(expr)
+    mine, theirs = both_torch(body + "print(json.dumps(out))")
+    assert mine == theirs
+
+
+def test_inplace_and_out_return_the_same_object():
+    body = DESCRIBE + textwrap.dedent(
+        """
+        x = torch.empty(3)
+        out.append(x.fill_(1) is x)
+        out.append(torch.fill_(x, 2) is x)
+        out.append(x._version)
+        y = torch.empty(2, 2)
+        z = torch.empty(2, 2, out=y) if False else y
+        print(json.dumps(out))
+        """
+    )
+    mine, theirs = both_torch(body)
+    assert mine == theirs
+
+
+def test_numpy_memory_is_shared_both_ways():
+    body = textwrap.dedent(
+        """
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        t = torch.from_numpy(a)
+        a[0, 0] = 42
+        n = t.numpy()
+        n[1, 1] = -1
+        print(json.dumps([t.tolist(), a.tolist(), n.tolist()]))
+        """
+    )
+    mine, theirs = both_torch(body)
+    assert mine == theirs
+
+
+def test_meta_device_context_and_errors():
+    body = DESCRIBE + textwrap.dedent(
+        """
+        with torch.device("meta"):
+            m = torch.empty(3, 4)
+        out.append(describe(m))
+        out.append(describe(m.fill_(1)))
+        for expr in (lambda: m.item(), lambda: m.tolist(), lambda: m.numpy()):
+            try:
+                expr()
+                out.append("no error")
+            except Exception as e:
+                out.append(type(e).__name__)
+        print(json.dumps(out))
+        """
+    )
+    mine, theirs = both_torch(body)
+    # meta reads refuse: upstream raises NotImplementedError / RuntimeError / TypeError kinds;
+    # ours must raise too, of the same type.
+    assert mine == theirs
+
+
+def test_binder_errors_agree():
+    calls = [
+        "torch.empty(2).fill_('a')",
+        "torch.empty('a')",
+        "torch.empty(2, device='cuda:x')",
+        "torch.empty(2, device='gpu')",
+        "torch.empty(2, dtype='float')",
+        "torch.empty(2, 3, bogus=1)",
+        "torch.empty(2).fill_(1, 2)",
+    ]
+    body = DESCRIBE + "".join(outcome(c) for c in calls) + "print(json.dumps(out))"
+    mine, theirs = both_torch(body)
+    assert mine == theirs
+
+
+def test_parameter_and_requires_grad():
+    body = DESCRIBE + textwrap.dedent(
+        """
+        p = torch.nn.Parameter(torch.empty(2, 2).fill_(1.0))
+        out.append([type(p).__name__, p.requires_grad, p.is_leaf, p.tolist()])
+        q = p.fill_(2.0) if False else None
+        try:
+            torch.empty(2, dtype=torch.int64).requires_grad_()
+            out.append("no error")
+        except Exception as e:
+            out.append(type(e).__name__)
+        print(json.dumps(out))
+        """
+    )
+    mine, theirs = both_torch(body)
+    assert mine == theirs
+
+
+def test_backward_refuses_by_name():
+    proc_code = PRELUDE + textwrap.dedent(
+        """
+        x = torch.tensor([1.0], requires_grad=True)
+        try:
+            x.backward()
+            r = "no error"
+        except NotImplementedError as e:
+            r = str(e)
+        print(json.dumps(r))
+        """
+    )
+    got = run_json(OURS, proc_code)
+    assert "run_backward" in got and "not implemented" in got, got
