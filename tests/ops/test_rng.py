@@ -61,6 +61,10 @@ SNIPPET = textwrap.dedent(
                         fn(t)
                         return t
                     case(f"strided/{op}/{seed}/{dt}/{shape}/{stride}", strided)
+        # Views made by view ops (nn.Linear's weight is used through .t()).
+        case(f"strided/view_t/uniform_/{seed}", lambda: torch.empty(4, 6).t().uniform_(-1, 1))
+        case(f"strided/view_slice/normal_/{seed}", lambda: torch.empty(40)[::3].normal_())
+        case(f"strided/view_slice/random_/{seed}", lambda: torch.empty(40)[1::2].random_(0, 9))
         # random_'s three overloads on every dtype, and bernoulli_ with a probability tensor.
         for dt in INTS + FLOATS:
             signed_from = 0 if dt in (torch.bool, torch.uint8) else -1
