@@ -1,0 +1,613 @@
+// In-place random samplers on dense CPU tensors: uniform_, normal_, random_ (three overloads),
+// bernoulli_ (.float, .Tensor). They draw from the MT19937 generator in upstream's order and
+// with its arithmetic, so a seeded sequence gives upstream's bits. Factories: random_factories.cpp.
+#include "kernels/cpu/random.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+#include "kernels/cpu/random_avx2.h"
+#include "kernels/dtype_dispatch.h"
+
+namespace tn {
+
+Generator& generator_arg(const Call& c, size_t i) {
+  const Value& v = c.arg(i);
+  if (v.is_none()) return default_generator();
+  TN_CHECK_KIND(v.tag == Value::Tag::Generator && v.generator, Internal, c.key(),
+                ": argument ", i, " is not a Generator");
+  return *v.generator;
+}
+
+void walk_like_iterator(const Dims& sizes, const std::vector<Dims>& strides, const WalkFn& f) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  const size_t nops = strides.size();
+  if (numel_of(sizes) == 0) return;
+  // perm[0] is the innermost dimension; start from the last dimension, as upstream does.
+  std::vector<int64_t> perm(nd);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  // Upstream's comparison: 1 = dim0 goes outside dim1, -1 = stays inside, 0 = undecided.
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (size_t op = 0; op < nops; ++op) {
+      int64_t s0 = strides[op][d0], s1 = strides[op][d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (sizes[d0] > sizes[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      int cmp = should_swap(perm[d0], perm[d1]);
+      if (cmp > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  // Odometer over the permuted dimensions, innermost first.
+  std::vector<int64_t> idx(nd, 0);
+  int64_t off[2] = {0, 0};
+  const int64_t total = numel_of(sizes);
+  for (int64_t k = 0; k < total; ++k) {
+    f(off[0], nops > 1 ? off[1] : 0);
+    for (int64_t p = 0; p < nd; ++p) {
+      int64_t d = perm[p];
+      if (++idx[d] < sizes[d]) {
+        for (size_t op = 0; op < nops; ++op) off[op] += strides[op][d];
+        break;
+      }
+      for (size_t op = 0; op < nops; ++op) off[op] -= (sizes[d] - 1) * strides[op][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+namespace {
+
+// Upstream's AVX2 build fuses x*(to-from)+from; its baseline build does not. We follow the
+// build this CPU would run. Our own build has no -mfma, so a*b+c below is never contracted.
+bool use_fma() { return has_avx2_fma(); }
+template <typename A>
+A madd(A a, A b, A c) {
+  static const bool fused = use_fma();
+  return fused ? std::fma(a, b, c) : a * b + c;
+}
+
+// Uniform in [0, 1): the low 24 bits of one word (float) or low 53 bits of random64 (double).
+float uniform24(Generator& g) { return static_cast<float>(g.random() & 0xFFFFFFu) * 0x1p-24f; }
+double uniform53(Generator& g) {
+  return static_cast<double>(g.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
+}
+
+template <typename T> constexpr bool is_reduced_v = std::is_same_v<T, Half> ||
+                                                    std::is_same_v<T, BFloat16>;
+// Conversions as upstream's static_cast<scalar_t>: 16-bit floats go through float.
+template <typename T> T from_double(double d) {
+  if constexpr (is_reduced_v<T>) return T(static_cast<float>(d));
+  else return static_cast<T>(d);
+}
+template <typename T> T from_int64(int64_t v) {
+  if constexpr (is_reduced_v<T>) return T(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+
+// Writes gen() into every element of t in upstream's iterator order.
+template <typename T, typename G>
+void fill_in_order(const Tensor& t, const char* key, G&& gen) {
+  T* base = static_cast<T*>(t->dense_cpu_data(key));
+  if (t->is_contiguous()) {
+    for (int64_t k = 0; k < t->numel(); ++k) base[k] = gen();
+    return;
+  }
+  walk_like_iterator(t->sizes(), {t->strides()}, [&](int64_t o, int64_t) { base[o] = gen(); });
+}
+
+// The C++ type name upstream prints for a dtype in bounds errors (caffe2::TypeMeta).
+const char* typemeta_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Bool: return "bool";
+    default: return name(t);
+  }
+}
+
+// Upstream's ScalarType name ("Long", "Half"): the legacy tensor type name without "Tensor".
+std::string upstream_name(ScalarType t) {
+  std::string s = info(t).legacy_name;
+  const std::string suffix = "Tensor";
+  if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
+    s.resize(s.size() - suffix.size());
+  return s;
+}
+
+// Upstream's AT_DISPATCH refusal for dtypes a sampler has no case for.
+[[noreturn]] void not_for_dtype(const char* dispatch_name, ScalarType t) {
+  TN_FAIL(NotImplemented, "\"", dispatch_name, "\" not implemented for '", upstream_name(t),
+          "'");
+}
+
+template <typename F>
+void dispatch_floating(ScalarType t, const char* dispatch_name, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    case ScalarType::Half: f(Half{}); return;
+    case ScalarType::BFloat16: f(BFloat16{}); return;
+    default: not_for_dtype(dispatch_name, t);
+  }
+}
+
+template <typename T> struct Limits {
+  static double lowest() { return static_cast<double>(std::numeric_limits<T>::lowest()); }
+  static double max() { return static_cast<double>(std::numeric_limits<T>::max()); }
+  static constexpr int digits = std::numeric_limits<T>::digits;
+};
+template <> struct Limits<Half> {
+  static double lowest() { return -65504.0; }
+  static double max() { return 65504.0; }
+  static constexpr int digits = 11;
+};
+template <> struct Limits<BFloat16> {
+  static double lowest() { return -3.3895313892515355e38; }
+  static double max() { return 3.3895313892515355e38; }
+  static constexpr int digits = 8;
+};
+
+// ---------------------------------------------------------------------------------- uniform_
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None)
+void uniform_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  double from = c.to_double(1), to = c.to_double(2);
+  Generator& g = generator_arg(c, 3);
+  const std::string key = c.key();
+  dispatch_floating(self->dtype(), "check_uniform_bounds", [&](auto zero) {
+    using T = decltype(zero);
+    const double lo = Limits<T>::lowest(), hi = Limits<T>::max();
+    const char* tn = typemeta_name(self->dtype());
+    TN_CHECK(from >= lo && from <= hi, "from is out of bounds for ", tn);
+    TN_CHECK(to >= lo && to <= hi, "to is out of bounds for ", tn);
+    TN_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
+             " > to=", to);
+    TN_CHECK(to - from <= hi, "uniform_ expects to-from <= std::numeric_limits<",
+             upstream_name(self->dtype()), ">::max(), but found to=", to, " and from=", from,
+             " which result in to-from to exceed the limit");
+  });
+  if (self->numel() != 0) {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    dispatch_floating(self->dtype(), "uniform_kernel_cpu", [&](auto zero) {
+      using T = decltype(zero);
+      const T to_t = from_double<T>(to), from_t = from_double<T>(from);
+      // A value that rounds up to `to` in T is replaced by `from`, as upstream does.
+      auto clamp = [&](T v) { return v == to_t ? from_t : v; };
+      if constexpr (std::is_same_v<T, double>) {
+        fill_in_order<T>(self, key.c_str(),
+                         [&] { return clamp(madd(uniform53(g), to - from, from)); });
+      } else {
+        const float f = static_cast<float>(from), t = static_cast<float>(to);
+        fill_in_order<T>(self, key.c_str(),
+                         [&] { return clamp(T(madd(uniform24(g), t - f, f))); });
+      }
+    });
+  }
+  self->bump_version();
+  c.ret(self);
+}
+
+// ----------------------------------------------------------------------------------- normal_
+
+// Box-Muller on 16 values (8 pairs) in place, upstream's scalar block: cos from data[j],
+// sin into data[j + 8], both fused with std and mean.
+template <typename A>
+void normal_fill16_scalar(A* data, A mean, A std) {
+  for (int j = 0; j < 8; ++j) {
+    const A u1 = 1 - data[j];
+    const A u2 = data[j + 8];
+    const A radius = std::sqrt(-2 * std::log(u1));
+    const A theta = static_cast<A>(2.0 * M_PI * u2);
+    data[j] = std::fma(radius * std::cos(theta), std, mean);
+    data[j + 8] = std::fma(radius * std::sin(theta), std, mean);
+  }
+}
+
+template <typename A>
+void normal_fill16(A* data, A mean, A std) {
+  if constexpr (std::is_same_v<A, float>) {
+    if (has_avx2_fma()) return normal_fill16_avx2(data, mean, std);
+  }
+  normal_fill16_scalar(data, mean, std);
+}
+
+template <typename A> A uniform_acc(Generator& g) {
+  if constexpr (std::is_same_v<A, double>) return uniform53(g);
+  else return uniform24(g);
+}
+
+// Contiguous, >= 16 elements: uniforms first, 16-wide blocks, the tail block recomputed from 16
+// fresh uniforms. float/double fill in place; 16-bit floats go block by block through floats.
+template <typename T>
+void normal_fill(T* data, int64_t n, double mean, double std, Generator& g) {
+  using A = acc_t<T>;
+  const A m = static_cast<A>(mean), s = static_cast<A>(std);
+  if constexpr (std::is_same_v<T, A>) {
+    for (int64_t i = 0; i < n; ++i) data[i] = uniform_acc<A>(g);
+    for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill16(data + i, m, s);
+    if (n % 16 != 0) {
+      A* tail = data + n - 16;
+      for (int j = 0; j < 16; ++j) tail[j] = uniform_acc<A>(g);
+      normal_fill16(tail, m, s);
+    }
+  } else {
+    A buf[16];
+    auto block = [&](int64_t at) {
+      for (int j = 0; j < 16; ++j) buf[j] = uniform_acc<A>(g);
+      normal_fill16(buf, m, s);
+      for (int j = 0; j < 16; ++j) data[at + j] = T(buf[j]);
+    };
+    for (int64_t i = 0; i + 16 <= n; i += 16) block(i);
+    if (n % 16 != 0) block(n - 16);
+  }
+}
+
+// One sample of upstream's scalar normal_distribution<double>: Box-Muller in double, the sine
+// half cached on the generator for the next call.
+double normal_sample(Generator& g, double mean, double std) {
+  if (g.next_double_normal) {
+    double v = *g.next_double_normal;
+    g.next_double_normal.reset();
+    return madd(v, std, mean);
+  }
+  const double u1 = uniform53(g);
+  const double u2 = uniform53(g);
+  const double r = std::sqrt(-2.0 * std::log1p(-u2));
+  const double theta = 2.0 * M_PI * u1;
+  g.next_double_normal = r * std::sin(theta);
+  return madd(r * std::cos(theta), std, mean);
+}
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None)
+void normal_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const double mean = c.to_double(1), std = c.to_double(2);
+  Generator& g = generator_arg(c, 3);
+  const std::string key = c.key();
+  TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (self->numel() != 0) {
+    dispatch_floating(self->dtype(), "normal_kernel_cpu", [&](auto zero) {
+      using T = decltype(zero);
+      std::lock_guard<std::mutex> lock(g.mutex);
+      if (self->numel() >= 16 && self->is_contiguous()) {
+        normal_fill(static_cast<T*>(self->dense_cpu_data(key.c_str())), self->numel(), mean, std,
+                    g);
+      } else {
+        fill_in_order<T>(self, key.c_str(),
+                         [&] { return from_double<T>(normal_sample(g, mean, std)); });
+      }
+    });
+  }
+  self->bump_version();
+  c.ret(self);
+}
+
+// ----------------------------------------------------------------------------------- random_
+
+// update_from / update_to: move a bound inwards until it survives the round trip through T.
+template <typename T>
+int64_t update_from(int64_t from) {
+  const auto back = static_cast<int64_t>(static_cast<float>(from_int64<T>(from + 1)));
+  if (back < from) {
+    int64_t a = std::llabs(from + 1);
+    int n = 0;
+    while (a >>= 1) ++n;
+    from = back + (int64_t{1} << (n - Limits<T>::digits + 1));
+  }
+  return from;
+}
+template <typename T>
+int64_t update_to(int64_t to) {
+  const auto back = static_cast<int64_t>(static_cast<float>(from_int64<T>(to - 1)));
+  if (back >= to) {
+    int64_t a = std::llabs(to - 1);
+    int n = 0;
+    while (a >>= 1) ++n;
+    to = back - (int64_t{1} << (n - Limits<T>::digits + 1));
+  }
+  return to;
+}
+// double's round trip must not go through float.
+template <> int64_t update_from<double>(int64_t from) {
+  const auto back = static_cast<int64_t>(static_cast<double>(from + 1));
+  if (back < from) {
+    int64_t a = std::llabs(from + 1);
+    int n = 0;
+    while (a >>= 1) ++n;
+    from = back + (int64_t{1} << (n - 53 + 1));
+  }
+  return from;
+}
+template <> int64_t update_to<double>(int64_t to) {
+  const auto back = static_cast<int64_t>(static_cast<double>(to - 1));
+  if (back >= to) {
+    int64_t a = std::llabs(to - 1);
+    int n = 0;
+    while (a >>= 1) ++n;
+    to = back - (int64_t{1} << (n - 53 + 1));
+  }
+  return to;
+}
+
+template <typename F>
+void dispatch_random(ScalarType t, const char* dispatch_name, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short:
+    case ScalarType::Int: case ScalarType::Long: case ScalarType::Half:
+    case ScalarType::BFloat16: case ScalarType::Float: case ScalarType::Double:
+      dispatch_dtype(t, dispatch_name, f);
+      return;
+    default: not_for_dtype(dispatch_name, t);
+  }
+}
+
+// from and to - 1 must be representable in the dtype.
+void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t) {
+  const char* tn = typemeta_name(t);
+  auto check = [&](double lo, double hi) {
+    TN_CHECK(from >= lo && from <= hi, "from is out of bounds for ", tn);
+    TN_CHECK(to_inc >= lo && to_inc <= hi, "to - 1 is out of bounds for ", tn);
+  };
+  dispatch_random(t, "check_random_bounds", [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, bool>) check(0, 1);
+    else check(Limits<T>::lowest(), Limits<T>::max());
+  });
+}
+
+// Values base + (word % range) with upstream's word size choice: one 32-bit word below 2^28.
+void random_from_to_fill(const Tensor& self, uint64_t range, int64_t base, Generator& g,
+                         const char* key) {
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_random(self->dtype(), "random_from_to_kernel_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    const bool wide = range >= (uint64_t{1} << 28);
+    fill_in_order<T>(self, key, [&] {
+      uint64_t word = wide ? g.random64() : g.random();
+      return from_int64<T>(static_cast<int64_t>(word % range + static_cast<uint64_t>(base)));
+    });
+  });
+}
+
+// The one case [int64 min, int64 max]: a full 64-bit word per element.
+void random_full_range_fill(const Tensor& self, Generator& g, const char* key) {
+  const ScalarType dt = self->dtype();
+  if (dt == ScalarType::Bool || dt == ScalarType::Half)  // outside upstream's dispatch list
+    not_for_dtype("random_full_64_bits_range_kernel_cpu", dt);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_random(self->dtype(), "random_full_64_bits_range_kernel_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
+      fill_in_order<T>(self, key,
+                       [&] { return from_int64<T>(static_cast<int64_t>(g.random64())); });
+    } else {
+      TN_FAIL(Runtime,
+              "random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+              "bfloat16");
+    }
+  });
+}
+
+void random_from_to(const Tensor& self, int64_t from, std::optional<int64_t> to_opt,
+                    Generator& g, const char* key) {
+  const ScalarType dt = self->dtype();
+  const bool floating = is_floating(dt);
+  if (to_opt) {
+    int64_t to = *to_opt;
+    TN_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
+             " >= to=", to);
+    if (floating) {
+      dispatch_floating(dt, "random_update_from_to", [&](auto zero) {
+        using T = decltype(zero);
+        from = update_from<T>(from);
+        to = update_to<T>(to);
+        TN_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted "
+                 "to dtype, but got from=", from, " >= to=", to);
+      });
+    }
+    check_from_to_in_range(from, to - 1, dt);
+    if (self->numel() == 0) return;
+    random_from_to_fill(self, static_cast<uint64_t>(to) - static_cast<uint64_t>(from), from, g,
+                        key);
+  } else if (from != std::numeric_limits<int64_t>::lowest()) {
+    int64_t to_inc = 0;
+    if (floating) {
+      dispatch_floating(dt, "random_from_to_range_calc", [&](auto zero) {
+        using T = decltype(zero);
+        to_inc = int64_t{1} << Limits<T>::digits;
+        from = update_from<T>(from);
+        TN_CHECK(from < to_inc, "random_ expects 'from' casted to dtype to be less than or equal "
+                 "to 'to_inc' casted to dtype, but got from=", from, " > to_inc=", to_inc);
+      });
+    } else {
+      dispatch_random(dt, "random_from_to_range_calc", [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_same_v<T, bool>) to_inc = 1;
+        else to_inc = static_cast<int64_t>(std::numeric_limits<T>::max());
+      });
+    }
+    check_from_to_in_range(from, to_inc, dt);
+    if (self->numel() == 0) return;
+    random_from_to_fill(self, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1,
+                        from, g, key);
+  } else {
+    if (self->numel() == 0) return;
+    random_full_range_fill(self, g, key);
+  }
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None)
+void random_from_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  std::optional<int64_t> to;
+  if (!c.arg(2).is_none()) to = c.to_int(2);
+  random_from_to(self, c.to_int(1), to, generator_arg(c, 3), c.key().c_str());
+  self->bump_version();
+  c.ret(self);
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None): [0, to)
+void random_to_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  random_from_to(self, 0, c.to_int(1), generator_arg(c, 2), c.key().c_str());
+  self->bump_version();
+  c.ret(self);
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None): [0, 2^digits] for floats, [0, max]
+// for integers; 64-bit types take random64.
+void random_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Generator& g = generator_arg(c, 1);
+  const std::string key = c.key();
+  if (self->numel() != 0) {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    dispatch_random(self->dtype(), "random_kernel_cpu", [&](auto zero) {
+      using T = decltype(zero);
+      fill_in_order<T>(self, key.c_str(), [&]() -> T {
+        if constexpr (std::is_same_v<T, bool>) {
+          return static_cast<bool>(g.random() & 1);
+        } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+          const uint64_t m = std::is_same_v<T, double>
+                                 ? (uint64_t{1} << 53) + 1
+                                 : static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1;
+          return static_cast<T>(g.random64() % m);
+        } else if constexpr (std::is_floating_point_v<T> || is_reduced_v<T>) {
+          const uint64_t m = (uint64_t{1} << Limits<T>::digits) + 1;
+          return from_int64<T>(static_cast<int64_t>(g.random() % m));
+        } else {
+          const uint64_t m = static_cast<uint64_t>(std::numeric_limits<T>::max()) + 1;
+          return static_cast<T>(g.random() % m);
+        }
+      });
+    });
+  }
+  self->bump_version();
+  c.ret(self);
+}
+
+// -------------------------------------------------------------------------------- bernoulli_
+
+template <typename F>
+void dispatch_bernoulli_self(ScalarType t, const char* name, F&& f) {
+  dispatch_random(t, name, std::forward<F>(f));
+}
+
+// bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None): one
+// double-precision uniform per element, in iterator order.
+void bernoulli_float_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const double p = c.to_double(1);
+  Generator& g = generator_arg(c, 2);
+  const std::string key = c.key();
+  TN_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  if (self->numel() != 0) {
+    dispatch_bernoulli_self(self->dtype(), "bernoulli_scalar_cpu_", [&](auto zero) {
+      using T = decltype(zero);
+      std::lock_guard<std::mutex> lock(g.mutex);
+      fill_in_order<T>(self, key.c_str(), [&] { return from_int64<T>(uniform53(g) < p); });
+    });
+  }
+  self->bump_version();
+  c.ret(self);
+}
+
+// p's strides after broadcasting it to self's sizes (upstream's expand_inplace).
+Dims expanded_strides(const Tensor& p, const Dims& sizes) {
+  const int64_t nd = static_cast<int64_t>(sizes.size()), pd = p->dim();
+  TN_CHECK(pd <= nd, "The size of tensor a (", pd > 0 ? p->size(0) : 1,
+           ") must match the size of tensor b at non-singleton dimension 0");
+  Dims st(nd, 0);
+  for (int64_t i = 0; i < pd; ++i) {
+    int64_t d = nd - pd + i;
+    int64_t ps = p->size(i);
+    TN_CHECK(ps == sizes[d] || ps == 1, "The expanded size of the tensor (", sizes[d],
+             ") must match the existing size (", ps, ") at non-singleton dimension ", d,
+             ".  Target sizes: ", "[...]", ".  Tensor sizes: [...]");
+    st[d] = ps == 1 ? 0 : p->stride(i);
+  }
+  return st;
+}
+
+void bernoulli_tensor_fill(const Tensor& self, const Tensor& p, Generator& g,
+                           const std::string& key) {
+  if (self->numel() == 0) return;
+  const Dims pstrides = expanded_strides(p, self->sizes());
+  dispatch_bernoulli_self(self->dtype(), "bernoulli_tensor_cpu_self_", [&](auto zero) {
+    using T = decltype(zero);
+    T* out = static_cast<T*>(self->dense_cpu_data(key.c_str()));
+    std::lock_guard<std::mutex> lock(g.mutex);
+    dispatch_floating(p->dtype(), "bernoulli_tensor_cpu_p_", [&](auto pzero) {
+      using P = decltype(pzero);
+      const P* pp = static_cast<const P*>(p->dense_cpu_data(key.c_str()));
+      walk_like_iterator(self->sizes(), {self->strides(), pstrides}, [&](int64_t o, int64_t q) {
+        bool hit;
+        if constexpr (std::is_same_v<P, double>) {
+          const double pv = pp[q];
+          TN_CHECK(pv >= 0 && pv <= 1, "Expected p_in >= 0 && p_in <= 1 to be true, but got "
+                   "false.");
+          hit = uniform53(g) < pv;
+        } else {
+          const float pv = static_cast<float>(pp[q]);
+          TN_CHECK(pv >= 0 && pv <= 1, "Expected p_in >= 0 && p_in <= 1 to be true, but got "
+                   "false.");
+          hit = uniform24(g) < pv;
+        }
+        out[o] = from_int64<T>(hit);
+      });
+    });
+  });
+}
+
+// bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None): p broadcast to
+// self; one uniform per element, double precision when p is float64, float otherwise.
+void bernoulli_tensor_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  bernoulli_tensor_fill(self, c.tensor(1), generator_arg(c, 2), c.key());
+  self->bump_version();
+  c.ret(self);
+}
+
+void return_self(Call& c) { c.ret(c.tensor(0)); }
+
+}  // namespace
+
+TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
+TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
+TN_REGISTER_KERNEL("aten::normal_", DenseCPU, normal_cpu);
+TN_REGISTER_KERNEL("aten::normal_", Meta, return_self);
+TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_cpu);
+TN_REGISTER_KERNEL("aten::random_.from", Meta, return_self);
+TN_REGISTER_KERNEL("aten::random_.to", DenseCPU, random_to_cpu);
+TN_REGISTER_KERNEL("aten::random_.to", Meta, return_self);
+TN_REGISTER_KERNEL("aten::random_", DenseCPU, random_cpu);
+TN_REGISTER_KERNEL("aten::random_", Meta, return_self);
+TN_REGISTER_KERNEL("aten::bernoulli_.float", DenseCPU, bernoulli_float_cpu);
+TN_REGISTER_KERNEL("aten::bernoulli_.float", Meta, return_self);
+TN_REGISTER_KERNEL("aten::bernoulli_.Tensor", DenseCPU, bernoulli_tensor_cpu);
+TN_REGISTER_KERNEL("aten::bernoulli_.Tensor", Meta, return_self);
+
+}  // namespace tn

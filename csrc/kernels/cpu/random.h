@@ -1,0 +1,21 @@
+// Shared by the random kernels and their factories: the generator argument, and the element
+// order upstream's TensorIterator gives a nullary (or one-input) op. Pure C++.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "dispatch/kernel.h"
+
+namespace tn {
+
+// The Generator? argument i: the passed generator, or the default CPU generator for None.
+Generator& generator_arg(const Call& c, size_t i);
+
+// Calls f(offset0, offset1) for every element of sizes, for one or two operands' strides, in
+// the order upstream's TensorIterator visits them (dimensions sorted by the first operand's
+// strides, ties broken by the next operand and by size), so draws land where upstream's do.
+using WalkFn = std::function<void(int64_t, int64_t)>;
+void walk_like_iterator(const Dims& sizes, const std::vector<Dims>& strides, const WalkFn& f);
+
+}  // namespace tn

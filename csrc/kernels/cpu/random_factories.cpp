@@ -1,0 +1,201 @@
+// Random factories written over the in-place samplers (composites, so they serve meta too):
+// rand, randn, randint, randperm, the *_like forms, normal.float_float, bernoulli and
+// bernoulli.p. Each allocates and then samples exactly as upstream's factory does.
+#include <limits>
+#include <mutex>
+
+#include "core/promotion.h"
+#include "kernels/cpu/random.h"
+#include "kernels/dtype_dispatch.h"
+
+namespace tn {
+namespace {
+
+Value none() { return Value{}; }
+
+// The (dtype, layout, device, pin_memory) tail of a factory schema, starting at argument i,
+// passed on to aten::empty.memory_format for a tensor of the given sizes.
+Tensor empty_from_options(const Call& c, const Dims& sizes, size_t i,
+                          std::optional<ScalarType> dtype_default = std::nullopt) {
+  Value dtype = c.arg(i);
+  if (dtype.is_none() && dtype_default) dtype = Value::of_dtype(*dtype_default);
+  return call_tensor("aten::empty.memory_format",
+                     {Value::of_ints(sizes), dtype, c.arg(i + 1), c.arg(i + 2), c.arg(i + 3),
+                      none()});
+}
+
+// empty_like for the *_like factories: self's sizes, dtype unless overridden, contiguous.
+Tensor empty_like_options(const Call& c, size_t i) {
+  const Tensor& self = c.tensor(0);
+  Value dtype = c.arg(i);
+  if (dtype.is_none()) dtype = Value::of_dtype(self->dtype());
+  Value device = c.arg(i + 2);
+  if (device.is_none()) device = Value::of_device(self->device());
+  const Value& mf = c.arg(i + 4);
+  TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Preserve ||
+                    mf.memory_format == MemoryFormatKind::Contiguous || self->is_contiguous(),
+                NotImplemented, c.key(), ": channels_last memory formats are not implemented");
+  return call_tensor("aten::empty.memory_format",
+                     {Value::of_ints(self->sizes()), dtype, c.arg(i + 1), device, c.arg(i + 3),
+                      none()});
+}
+
+Value gen_or_none(const Call& c, int i) { return i < 0 ? none() : c.arg(i); }
+
+// The argument index of the Generator (or -1) and of the dtype for each overload.
+template <int kGen, int kDtype>
+void rand_impl(Call& c) {
+  Tensor t = empty_from_options(c, c.int_list(0), kDtype);
+  c.ret(call_tensor("aten::uniform_", {Value::of(t), Value::of_double(0), Value::of_double(1),
+                                       gen_or_none(c, kGen)}));
+}
+template <int kGen, int kDtype>
+void randn_impl(Call& c) {
+  Tensor t = empty_from_options(c, c.int_list(0), kDtype);
+  c.ret(call_tensor("aten::normal_", {Value::of(t), Value::of_double(0), Value::of_double(1),
+                                      gen_or_none(c, kGen)}));
+}
+
+// randint(high, size) / randint.low(low, high, size): random_.from(low, high) on a new tensor.
+template <bool kLow, int kGen>
+void randint_impl(Call& c) {
+  const size_t h = kLow ? 1 : 0;
+  const int64_t low = kLow ? c.to_int(0) : 0, high = c.to_int(h);
+  const size_t dtype_at = h + 2 + (kGen >= 0 ? 1 : 0);
+  Tensor t = empty_from_options(c, c.int_list(h + 1), dtype_at, ScalarType::Long);
+  c.ret(call_tensor("aten::random_.from", {Value::of(t), Value::of_int(low), Value::of_int(high),
+                                           gen_or_none(c, kGen)}));
+}
+
+template <int kGen>
+void rand_like_impl(Call& c) {
+  Tensor t = empty_like_options(c, kGen >= 0 ? 2 : 1);
+  c.ret(call_tensor("aten::uniform_", {Value::of(t), Value::of_double(0), Value::of_double(1),
+                                       gen_or_none(c, kGen)}));
+}
+template <int kGen>
+void randn_like_impl(Call& c) {
+  Tensor t = empty_like_options(c, kGen >= 0 ? 2 : 1);
+  c.ret(call_tensor("aten::normal_", {Value::of(t), Value::of_double(0), Value::of_double(1),
+                                      gen_or_none(c, kGen)}));
+}
+// randint_like(self, high) and randint_like.low_dtype(self, low, high).
+template <bool kLow, int kGen>
+void randint_like_impl(Call& c) {
+  const int64_t low = kLow ? c.to_int(1) : 0, high = c.to_int(kLow ? 2 : 1);
+  Tensor t = empty_like_options(c, (kLow ? 3 : 2) + (kGen >= 0 ? 1 : 0));
+  c.ret(call_tensor("aten::random_.from", {Value::of(t), Value::of_int(low), Value::of_int(high),
+                                           gen_or_none(c, kGen)}));
+}
+
+// normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None,
+// ScalarType? dtype=None, ...)
+void normal_float_float(Call& c) {
+  const double std = c.to_double(1);
+  TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  Tensor t = empty_from_options(c, c.int_list(2), 4);
+  c.ret(call_tensor("aten::normal_", {Value::of(t), c.arg(0), c.arg(1), c.arg(3)}));
+}
+
+// bernoulli(Tensor self, *, Generator? generator=None): self holds the probabilities.
+void bernoulli_self(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor t = call_tensor("aten::empty.memory_format",
+                         {Value::of_ints(self->sizes()), Value::of_dtype(self->dtype()), none(),
+                          Value::of_device(self->device()), none(), none()});
+  c.ret(call_tensor("aten::bernoulli_.Tensor", {Value::of(t), c.arg(0), c.arg(1)}));
+}
+// bernoulli.p(Tensor self, float p, *, Generator? generator=None)
+void bernoulli_p(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor t = call_tensor("aten::empty.memory_format",
+                         {Value::of_ints(self->sizes()), Value::of_dtype(self->dtype()), none(),
+                          Value::of_device(self->device()), none(), none()});
+  c.ret(call_tensor("aten::bernoulli_.float", {Value::of(t), c.arg(1), c.arg(2)}));
+}
+
+// Upstream's precision check: a float dtype must represent every index exactly.
+void check_randperm_precision(int64_t n, ScalarType t) {
+  if (t == ScalarType::Half)
+    TN_CHECK(n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
+  if (t == ScalarType::Float)
+    TN_CHECK(n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+  if (t == ScalarType::Double)
+    TN_CHECK(n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
+}
+
+// Upstream's two shuffles: below 2^32/20 a swap pass with one 32-bit word per step (the old
+// behaviour it keeps), above it an inside-out Fisher-Yates with 64-bit words (less modulo skew).
+template <typename T> T index_as(int64_t i) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(i));
+  } else {
+    return static_cast<T>(i);
+  }
+}
+
+template <typename T>
+void randperm_fill(T* r, int64_t n, Generator& g) {
+  if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
+    for (int64_t i = 0; i < n; ++i) r[i] = index_as<T>(i);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      int64_t z = static_cast<int64_t>(g.random()) % (n - i);
+      std::swap(r[i], r[z + i]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t z = static_cast<int64_t>(g.random64() % static_cast<uint64_t>(i + 1));
+    r[i] = r[z];
+    r[z] = index_as<T>(i);
+  }
+}
+
+// randperm(SymInt n, *, ScalarType? dtype=long, ...) and randperm.generator(n, *, generator,
+// dtype=long, ...)
+template <int kGen>
+void randperm_impl(Call& c) {
+  const int64_t n = c.to_int(0);
+  TN_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
+  Tensor t = empty_from_options(c, {n}, kGen >= 0 ? 2 : 1, ScalarType::Long);
+  check_randperm_precision(n, t->dtype());
+  if (t->representation() == Representation::Meta) return c.ret(t);
+  Generator& g = kGen >= 0 ? generator_arg(c, kGen) : default_generator();
+  const std::string key = c.key();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(t->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, bool>) {
+      TN_FAIL(NotImplemented, "\"randperm\" not implemented for 'Bool'");
+    } else {
+      randperm_fill(static_cast<T*>(t->dense_cpu_data(key.c_str())), n, g);
+    }
+  });
+  c.ret(t);
+}
+
+}  // namespace
+
+TN_REGISTER_COMPOSITE("aten::rand", (rand_impl<-1, 1>));
+TN_REGISTER_COMPOSITE("aten::rand.generator", (rand_impl<1, 2>));
+TN_REGISTER_COMPOSITE("aten::randn", (randn_impl<-1, 1>));
+TN_REGISTER_COMPOSITE("aten::randn.generator", (randn_impl<1, 2>));
+TN_REGISTER_COMPOSITE("aten::randint", (randint_impl<false, -1>));
+TN_REGISTER_COMPOSITE("aten::randint.generator", (randint_impl<false, 2>));
+TN_REGISTER_COMPOSITE("aten::randint.low", (randint_impl<true, -1>));
+TN_REGISTER_COMPOSITE("aten::randint.low_generator", (randint_impl<true, 3>));
+TN_REGISTER_COMPOSITE("aten::rand_like", rand_like_impl<-1>);
+TN_REGISTER_COMPOSITE("aten::rand_like.generator", rand_like_impl<1>);
+TN_REGISTER_COMPOSITE("aten::randn_like", randn_like_impl<-1>);
+TN_REGISTER_COMPOSITE("aten::randn_like.generator", randn_like_impl<1>);
+TN_REGISTER_COMPOSITE("aten::randint_like", (randint_like_impl<false, -1>));
+TN_REGISTER_COMPOSITE("aten::randint_like.generator", (randint_like_impl<false, 2>));
+TN_REGISTER_COMPOSITE("aten::randint_like.low_dtype", (randint_like_impl<true, -1>));
+TN_REGISTER_COMPOSITE("aten::randint_like.low_generator_dtype", (randint_like_impl<true, 3>));
+TN_REGISTER_COMPOSITE("aten::normal.float_float", normal_float_float);
+TN_REGISTER_COMPOSITE("aten::bernoulli", bernoulli_self);
+TN_REGISTER_COMPOSITE("aten::bernoulli.p", bernoulli_p);
+TN_REGISTER_COMPOSITE("aten::randperm", randperm_impl<-1>);
+TN_REGISTER_COMPOSITE("aten::randperm.generator", randperm_impl<1>);
+
+}  // namespace tn
