@@ -62,6 +62,11 @@ class TensorImpl : public RefCounted {
   bool is_leaf() const { return is_leaf_; }
   void set_is_leaf(bool v) { is_leaf_ = v; }
 
+  // A Python number passed where a tensor is expected (x + 1): a 0-dim tensor that takes part in
+  // type promotion as a number, not as a tensor (upstream's wrapped numbers).
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
   // Views remember the tensor they view (upstream's _base): the root, never a view itself.
   const Ptr<TensorImpl>& view_base() const { return base_; }
   void set_view_base(Ptr<TensorImpl> b) { base_ = std::move(b); }
@@ -84,6 +89,7 @@ class TensorImpl : public RefCounted {
   bool contiguous_ = true;
   bool requires_grad_ = false;
   bool is_leaf_ = true;
+  bool wrapped_number_ = false;
   Ptr<VersionCounter> version_;
   Ptr<TensorImpl> base_;
   void* pyobj_ = nullptr;

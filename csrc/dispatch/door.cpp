@@ -1,6 +1,7 @@
 // The door: kernel tables and dispatch (see kernel.h). Every operator call, whatever its Python
 // spelling, arrives at dispatch() with bound arguments.
 #include <array>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -100,6 +101,11 @@ Representation choose_representation(const Call& call, ScalarType* dtype_for_err
               "calling ", call.key(), ")");
     }
   };
+  // copy_ moves bytes between representations: it runs on self's (upstream's cross-device copy).
+  if (std::strcmp(call.op->name, "copy_") == 0 && call.args[0].tag == Value::Tag::Tensor) {
+    *dtype_for_errors = call.args[0].tensor->dtype();
+    return call.args[0].tensor->representation();
+  }
   for (const Value& v : call.args) {
     if (v.tag == Value::Tag::Tensor) consider(v.tensor);
     if (v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList)

@@ -22,6 +22,9 @@ struct OpInfo {
   const char* ns = "aten";
   int library = -1;  // the run-time library that defined it; -1 for built-in ops
   bool removed = false;  // its library was reset
+  // Autograd would differentiate it (derivatives.yaml, or a composite of such ops): results of
+  // such ops on tensors that require grad require grad too.
+  bool differentiable = false;
 };
 
 struct FunctionSchema;

@@ -234,6 +234,36 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
 
 }  // namespace
 
+namespace {
+
+// Ops whose Tensor parameters also take Python numbers (as upstream's parser allows for them).
+bool allows_numbers_as_tensors(const char* op_name) {
+  static const char* const kNames[] = {
+      "add", "add_", "div", "div_", "divide", "divide_", "mul", "mul_", "multiply", "multiply_",
+      "sub", "sub_", "subtract", "subtract_", "true_divide", "true_divide_", "floor_divide",
+      "floor_divide_", "copy_", "_to_copy", "to", "_conj"};
+  for (const char* n : kNames)
+    if (std::strcmp(n, op_name) == 0) return true;
+  return false;
+}
+
+// A Python number as a 0-dim wrapped-number tensor: int -> int64, float -> float64, bool.
+Tensor wrapped_number(PyObject* o) {
+  Scalar s;
+  if (!as_scalar(o, &s)) return Tensor();
+  Tensor t = empty_tensor({}, s.default_dtype(), Device{});
+  void* p = t->data_unchecked();
+  if (s.is_floating()) *static_cast<double*>(p) = s.d;
+  else if (s.is_bool()) *static_cast<bool*>(p) = s.b;
+  else *static_cast<int64_t*>(p) = s.i;
+  t->set_wrapped_number(true);
+  return t;
+}
+
+thread_local const char* t_binding_op = "";  // the op whose schema is being bound
+
+}  // namespace
+
 bool to_value(PyObject* o, const Argument& arg, Value* v) {
   const SchemaType& t = arg.type;
   if (o == Py_None) {
@@ -244,7 +274,16 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
   if (t.is_list) return list_value(o, t, v);
   const std::string& base = t.base;
   if (base == "Tensor") {
-    if (!is_tensor(o)) return false;
+    if (!is_tensor(o)) {
+      if (PyLong_Check(o) || PyFloat_Check(o)) {  // bool too: a subclass of int
+        if (!allows_numbers_as_tensors(t_binding_op)) return false;
+        Tensor w = wrapped_number(o);
+        if (!w) return false;
+        *v = Value::of(w);
+        return true;
+      }
+      return false;
+    }
     *v = Value::of(Tensor(impl_of(o)));
     return true;
   }
@@ -568,6 +607,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     if (op < 0) continue;
     const FunctionSchema& s = schema_of(op);
     if (!schema_names && !with_out && has_out_args(s)) continue;
+    t_binding_op = all_ops()[op].name;
     bool ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
     if (PyErr_Occurred()) return nullptr;
     if (ok) {
@@ -587,7 +627,8 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     return nullptr;
   }
   const FunctionSchema& s = schema_of(chosen);
-  bool mark_grad = grad_mode_enabled() && any_requires_grad(b);
+  bool mark_grad = all_ops()[chosen].differentiable && grad_mode_enabled() &&
+                   any_requires_grad(b);
   std::vector<Value> results;
   {
     // The kernel runs without the GIL.

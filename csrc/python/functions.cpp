@@ -4,6 +4,9 @@
 
 #include <structmember.h>
 #include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cblas.h>
 #include "python/init.h"
 #include "python/tensor.h"
 
@@ -126,7 +129,59 @@ PyObject* multiprocessing_init(PyObject*, PyObject*) {
   Py_RETURN_TRUE;
 }
 
+// Intra-op threads: our kernels run on the calling thread; OpenBLAS has its own pool, which
+// set_num_threads sizes (as upstream sizes its OpenMP pool). Default: the machine's cores.
+int g_num_threads = 0;
+int g_num_interop_threads = 0;
+
+int hardware_threads() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+PyObject* get_num_threads(PyObject*, PyObject*) {
+  return PyLong_FromLong(g_num_threads ? g_num_threads : hardware_threads());
+}
+
+PyObject* set_num_threads(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n <= 0) {
+    PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer");
+    return nullptr;
+  }
+  g_num_threads = static_cast<int>(n);
+  openblas_set_num_threads(g_num_threads);
+  Py_RETURN_NONE;
+}
+
+PyObject* get_num_interop_threads(PyObject*, PyObject*) {
+  return PyLong_FromLong(g_num_interop_threads ? g_num_interop_threads : hardware_threads());
+}
+
+PyObject* set_num_interop_threads(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n <= 0) {
+    PyErr_SetString(PyExc_RuntimeError, "Expected positive number of threads");
+    return nullptr;
+  }
+  g_num_interop_threads = static_cast<int>(n);
+  Py_RETURN_NONE;
+}
+
+PyObject* init_num_threads(PyObject*, PyObject*) { Py_RETURN_NONE; }
+
+// No PrivateUse1 back end is renamed here: upstream's default name.
+PyObject* privateuse1_name(PyObject*, PyObject*) { return PyUnicode_FromString("privateuseone"); }
+
 PyMethodDef kFunctions[] = {
+    {"get_num_threads", get_num_threads, METH_NOARGS, nullptr},
+    {"set_num_threads", set_num_threads, METH_O, nullptr},
+    {"get_num_interop_threads", get_num_interop_threads, METH_NOARGS, nullptr},
+    {"set_num_interop_threads", set_num_interop_threads, METH_O, nullptr},
+    {"init_num_threads", init_num_threads, METH_NOARGS, nullptr},
+    {"_get_privateuse1_backend_name", privateuse1_name, METH_NOARGS, nullptr},
     {"_multiprocessing_init", multiprocessing_init, METH_NOARGS, nullptr},
     {"_dlpack_exchange_api", dlpack_exchange_api, METH_NOARGS, nullptr},
     {"_initExtension", init_extension, METH_O, nullptr},
@@ -138,7 +193,9 @@ PyMethodDef kFunctions[] = {
 }  // namespace
 
 // Upstream binds these in torch._C._VariableFunctions too (torch.get_default_dtype is there).
-const char* const kAlsoInVariableFunctions[] = {"get_default_dtype"};
+const char* const kAlsoInVariableFunctions[] = {
+    "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled", "get_num_threads",
+    "set_num_threads", "get_num_interop_threads", "set_num_interop_threads", "init_num_threads"};
 
 bool init_functions() {
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)

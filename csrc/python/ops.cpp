@@ -94,6 +94,19 @@ PyTypeObject OpMethodType = [] {
   return t;
 }();
 
+OpMethod* new_method(const char* name, const std::vector<Overload>* ovs) {
+  auto* m = PyObject_New(OpMethod, &OpMethodType);
+  m->vectorcall = method_door;
+  m->overloads = ovs;
+  m->name = name;
+  m->dict = PyDict_New();
+  PyObject* n = PyUnicode_FromString(name);
+  PyDict_SetItemString(m->dict, "__name__", n);
+  PyDict_SetItemString(m->dict, "__doc__", Py_None);
+  Py_DECREF(n);
+  return m;
+}
+
 bool add_methods() {
   std::map<std::string, std::vector<int>> groups;
   const auto& ops = all_ops();
@@ -104,16 +117,66 @@ bool add_methods() {
     const auto& ovs = python_overloads(true, "", name);
     if (ovs.empty()) continue;  // not bound as a method upstream
     if (PyDict_GetItemString(dict, name.c_str())) continue;  // hand-written (tensor_methods.cpp)
-    auto* m = PyObject_New(OpMethod, &OpMethodType);
-    m->vectorcall = method_door;
-    m->overloads = &ovs;
-    m->name = ops[indices[0]].name;
-    m->dict = PyDict_New();
-    PyObject* n = PyUnicode_FromString(name.c_str());
-    PyDict_SetItemString(m->dict, "__name__", n);
-    PyDict_SetItemString(m->dict, "__doc__", Py_None);
-    Py_DECREF(n);
+    OpMethod* m = new_method(ops[indices[0]].name, &ovs);
     int rc = PyDict_SetItemString(dict, name.c_str(), reinterpret_cast<PyObject*>(m));
+    Py_DECREF(m);
+    if (rc != 0) return false;
+  }
+  PyType_Modified(&TensorBaseType);
+  return true;
+}
+
+// Methods upstream binds by hand (python_variable_methods.cpp) or as operator dunders: each
+// names the Python spelling whose overloads it shares, or "aten::" op keys bound by schema.
+struct MethodAlias {
+  const char* method;
+  const char* target;  // a Tensor method name, or a comma-separated list of op keys
+};
+const MethodAlias kMethodAliases[] = {
+    {"__add__", "add"}, {"__radd__", "add"}, {"__iadd__", "add_"},
+    {"__sub__", "sub"}, {"__isub__", "sub_"},
+    {"__mul__", "mul"}, {"__rmul__", "mul"}, {"__imul__", "mul_"},
+    {"__truediv__", "div"}, {"__div__", "div"}, {"__idiv__", "div_"},
+    {"__floordiv__", "floor_divide"}, {"__ifloordiv__", "floor_divide_"},
+    {"__mod__", "remainder"}, {"__imod__", "remainder_"},
+    {"__matmul__", "matmul"},
+    {"__eq__", "eq"}, {"__ne__", "ne"}, {"__lt__", "lt"}, {"__le__", "le"}, {"__gt__", "gt"},
+    {"__ge__", "ge"},
+    {"__invert__", "bitwise_not"},
+    {"__rand__", "__and__"}, {"__ror__", "__or__"}, {"__rxor__", "__xor__"},
+    {"contiguous", "aten::contiguous"},
+    {"copy_", "aten::copy_"},
+};
+
+std::vector<Overload>* overloads_for_keys(const std::string& csv) {
+  auto* list = new std::vector<Overload>;  // kept for the process, as the method is
+  size_t start = 0;
+  while (start < csv.size()) {
+    size_t comma = csv.find(',', start);
+    std::string key = csv.substr(start, comma == std::string::npos ? std::string::npos
+                                                                    : comma - start);
+    std::string rest = key.substr(key.find("::") + 2);
+    size_t dot = rest.find('.');
+    int i = find_op(key.substr(0, key.find("::")), rest.substr(0, dot),
+                    dot == std::string::npos ? "" : rest.substr(dot + 1));
+    if (i >= 0) list->push_back({i, -1});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return list;
+}
+
+bool add_method_aliases() {
+  PyObject* dict = TensorBaseType.tp_dict;
+  for (const MethodAlias& a : kMethodAliases) {
+    if (PyDict_GetItemString(dict, a.method)) continue;
+    std::string target = a.target;
+    const std::vector<Overload>* ovs = target.find("::") != std::string::npos
+                                           ? overloads_for_keys(target)
+                                           : &python_overloads(true, "", target);
+    if (ovs->empty()) continue;
+    OpMethod* m = new_method(a.method, ovs);
+    int rc = PyDict_SetItemString(dict, a.method, reinterpret_cast<PyObject*>(m));
     Py_DECREF(m);
     if (rc != 0) return false;
   }
@@ -153,7 +216,7 @@ PyObject* op_callable(const std::vector<int>& overloads, const char* name) {
 
 bool init_ops() {
   if (PyType_Ready(&OpGroupType) != 0 || PyType_Ready(&OpMethodType) != 0) return false;
-  if (!add_methods()) return false;
+  if (!add_methods() || !add_method_aliases()) return false;
   // (module, name) -> overload indices, in yaml order.
   std::map<std::pair<std::string, std::string>, std::vector<int>> groups;
   const auto& ops = all_ops();

@@ -159,6 +159,8 @@ const Fixed kFixed[] = {
     {"_tracer_warn_use_python", Answer::None},
     // Upstream renames the tp_name of legacy storage classes; heap types print by __module__.
     {"_init_names", Answer::None},
+    // torch.manual_seed asks whether MTIA is in a bad fork; there is no MTIA here.
+    {"_mtia_isInBadFork", Answer::False},
 };
 // clang-format on
 
