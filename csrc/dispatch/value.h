@@ -43,7 +43,7 @@ enum class MemoryFormatKind : int8_t { Contiguous, ChannelsLast, ChannelsLast3d,
 struct Value {
   enum class Tag : uint8_t {
     None, Tensor, Int, Double, Bool, Scalar, String, IntList, DoubleList, BoolList, TensorList,
-    OptTensorList, Dtype, Device, Layout, MemoryFormat, Generator
+    OptTensorList, Dtype, Device, Layout, MemoryFormat, Generator, Storage
   };
   Tag tag = Tag::None;
   Tensor tensor;
@@ -60,6 +60,7 @@ struct Value {
   Device device;
   MemoryFormatKind memory_format = MemoryFormatKind::Contiguous;
   Ptr<Generator> generator;
+  tn::Storage storage;
 
   bool is_none() const { return tag == Tag::None; }
   static Value of(Tensor t) { Value v; v.tag = Tag::Tensor; v.tensor = std::move(t); return v; }

@@ -19,6 +19,8 @@
 namespace tn::py {
 
 bool generator_of(PyObject* obj, Ptr<Generator>* out);  // generator.cpp
+bool is_storage(PyObject* o);                           // storage.cpp
+Storage storage_of(PyObject* o);
 
 namespace {
 
@@ -349,7 +351,13 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
     v->generator = g;
     return true;
   }
-  return false;  // Dimname, Storage, Stream, ...: not bindable yet
+  if (base == "Storage") {
+    if (!is_storage(o)) return false;
+    v->tag = Value::Tag::Storage;
+    v->storage = storage_of(o);
+    return true;
+  }
+  return false;  // Dimname, Stream, ...: not bindable yet
 }
 
 namespace {

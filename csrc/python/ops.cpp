@@ -146,6 +146,8 @@ const MethodAlias kMethodAliases[] = {
     {"__rand__", "__and__"}, {"__ror__", "__or__"}, {"__rxor__", "__xor__"},
     {"contiguous", "aten::contiguous"},
     {"copy_", "aten::copy_"},
+    {"set_", "aten::set_.source_Storage_storage_offset,aten::set_.source_Storage,"
+             "aten::set_.source_Tensor,aten::set_"},
 };
 
 std::vector<Overload>* overloads_for_keys(const std::string& csv) {

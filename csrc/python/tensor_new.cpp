@@ -17,6 +17,8 @@
 namespace tn::py {
 
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+bool is_storage(PyObject* o);      // storage.cpp
+Storage storage_of(PyObject* o);
 
 namespace {
 
@@ -431,7 +433,40 @@ PyObject* tensor_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
   return arr;
 }
 
+// torch.asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False): shares obj's
+// memory when it can. A storage is read as dtype (int64 when not given, as upstream).
+PyObject* torch_asarray(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"obj", "dtype", "device", "copy", "requires_grad", nullptr};
+  PyObject *data, *dtype = nullptr, *device = nullptr, *copy = Py_None, *rg = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO:asarray", const_cast<char**>(kw), &data,
+                                   &dtype, &device, &copy, &rg))
+    return nullptr;
+  Options o;
+  if (!parse_options(dtype, device, rg, &o)) return nullptr;
+  TN_PY_TRY
+  if (is_storage(data)) {
+    Storage st = storage_of(data);
+    ScalarType t = o.dtype.value_or(ScalarType::Long);
+    int64_t n = static_cast<int64_t>(st->nbytes()) / itemsize(t);
+    Representation rep = st->device().type == DeviceType::Meta ? Representation::Meta
+                                                               : Representation::DenseCPU;
+    Tensor r = make<TensorImpl>(st, t, Dims{n}, Dims{1}, 0, rep);
+    if (copy == Py_True) r = convert(r, std::nullopt, std::nullopt, true);
+    return finish(r, o);
+  }
+  bool force = copy == Py_True;
+  if (is_tensor(data)) {
+    Tensor t = convert(Tensor(impl_of(data)), o.dtype, o.device, force);
+    if (t.get() == impl_of(data) && !o.requires_grad) return Py_NewRef(data);
+    return finish(t, o);
+  }
+  return finish(make_tensor(data, o, force), o);
+  TN_PY_CATCH(nullptr)
+}
+
 PyMethodDef kFunctions[] = {
+    {"asarray", reinterpret_cast<PyCFunction>(torch_asarray), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
     {"tensor", reinterpret_cast<PyCFunction>(torch_tensor), METH_VARARGS | METH_KEYWORDS, nullptr},
     {"as_tensor", reinterpret_cast<PyCFunction>(torch_as_tensor), METH_VARARGS | METH_KEYWORDS,
      nullptr},

@@ -1,0 +1,284 @@
+// torch._C.StorageBase (the base of torch.UntypedStorage): a Python view of a core Storage.
+// Enough for checkpoints: from_file (mmap, as safetensors' loader uses), byte indexing and
+// slicing (a slice shares memory), nbytes/data_ptr/device/_cdata, resize_, and
+// Tensor.untyped_storage(). Saving and shared-memory transport refuse by name for now.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "python/device.h"
+#include "python/errors.h"
+#include "python/init.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+
+namespace {
+
+struct StorageObject {
+  PyObject_HEAD
+  StorageImpl* impl;  // owned reference
+  PyObject* dict;
+  PyObject* weakrefs;
+};
+
+extern PyTypeObject StorageBaseType;
+
+StorageImpl* S(PyObject* self) { return reinterpret_cast<StorageObject*>(self)->impl; }
+
+// The Python class storages come back as (torch.UntypedStorage, once torch has defined it).
+PyTypeObject* storage_class() {
+  static PyTypeObject* cls = nullptr;
+  if (cls) return cls;
+  PyObject* torch = PyImport_ImportModule("torch");
+  PyObject* c = torch ? PyObject_GetAttrString(torch, "UntypedStorage") : nullptr;
+  Py_XDECREF(torch);
+  if (!c) {
+    PyErr_Clear();
+    return &StorageBaseType;
+  }
+  cls = reinterpret_cast<PyTypeObject*>(c);  // kept for the process
+  return cls;
+}
+
+PyObject* wrap(Storage s, PyTypeObject* type = nullptr) {
+  if (!type) type = storage_class();
+  PyObject* o = type->tp_alloc(type, 0);
+  if (o) reinterpret_cast<StorageObject*>(o)->impl = s.release();
+  return o;
+}
+
+// UntypedStorage(), UntypedStorage(nbytes), UntypedStorage([byte values]), device=...
+PyObject* storage_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"arg", "device", nullptr};
+  PyObject* arg = nullptr;
+  PyObject* device = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$O:UntypedStorage", const_cast<char**>(kw),
+                                   &arg, &device))
+    return nullptr;
+  Device d;
+  if (device != Py_None && !parse_device(device, &d)) return nullptr;
+  TN_PY_TRY
+  if (!arg) return wrap(make<StorageImpl>(0, d, true), type);
+  if (PyLong_Check(arg)) {
+    long long n = PyLong_AsLongLong(arg);
+    TN_CHECK_KIND(n >= 0, Value, "Storage size must be non-negative");
+    return wrap(make<StorageImpl>(static_cast<size_t>(n), d, true), type);
+  }
+  PyObject* seq = PySequence_Fast(arg, "UntypedStorage(): expected a size or a sequence");
+  if (!seq) return nullptr;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  Storage s = make<StorageImpl>(static_cast<size_t>(n), d, true);
+  auto* p = static_cast<uint8_t*>(s->data());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (v == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return nullptr;
+    }
+    if (p) p[i] = static_cast<uint8_t>(v);
+  }
+  Py_DECREF(seq);
+  return wrap(s, type);
+  TN_PY_CATCH(nullptr)
+}
+
+void storage_dealloc(PyObject* self) {
+  auto* o = reinterpret_cast<StorageObject*>(self);
+  PyObject_GC_UnTrack(self);
+  if (o->weakrefs) PyObject_ClearWeakRefs(self);
+  Py_CLEAR(o->dict);
+  if (o->impl) o->impl->decref();
+  Py_TYPE(self)->tp_free(self);
+}
+
+int storage_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(reinterpret_cast<StorageObject*>(self)->dict);
+  return 0;
+}
+
+PyObject* m_nbytes(PyObject* self, PyObject*) { return PyLong_FromSize_t(S(self)->nbytes()); }
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(S(self)->data());
+}
+PyObject* m_element_size(PyObject*, PyObject*) { return PyLong_FromLong(1); }
+PyObject* m_resizable(PyObject* self, PyObject*) { return PyBool_FromLong(S(self)->resizable()); }
+PyObject* m_is_shared(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+Py_ssize_t m_len(PyObject* self) { return static_cast<Py_ssize_t>(S(self)->nbytes()); }
+PyObject* get_device(PyObject* self, void*) { return device_object(S(self)->device()); }
+PyObject* get_cdata(PyObject* self, void*) { return PyLong_FromVoidPtr(S(self)); }
+
+PyObject* m_resize(PyObject* self, PyObject* arg) {
+  TN_PY_TRY
+  long long n = PyLong_AsLongLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  S(self)->resize(static_cast<size_t>(n));
+  return Py_NewRef(self);
+  TN_PY_CATCH(nullptr)
+}
+
+// storage[i] -> int byte; storage[a:b] -> a storage over the same bytes (kept alive by this one).
+PyObject* storage_getitem(PyObject* self, PyObject* key) {
+  StorageImpl* s = S(self);
+  if (s->device().type != DeviceType::CPU) {
+    PyErr_SetString(PyExc_NotImplementedError, "Not available for 'meta' device type");
+    return nullptr;
+  }
+  Py_ssize_t n = static_cast<Py_ssize_t>(s->nbytes());
+  if (PyIndex_Check(key)) {
+    Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred()) return nullptr;
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) {
+      PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);
+      return nullptr;
+    }
+    return PyLong_FromLong(static_cast<uint8_t*>(s->data())[i]);
+  }
+  if (PySlice_Check(key)) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key, &start, &stop, &step) < 0) return nullptr;
+    Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
+    if (step != 1) {
+      PyErr_Format(PyExc_RuntimeError, "Trying to slice with a step of %zd, but only a step of "
+                   "1 is supported", step);
+      return nullptr;
+    }
+    s->incref();  // the slice keeps its parent's bytes alive
+    Storage view = make<StorageImpl>(static_cast<char*>(s->data()) + start,
+                                     static_cast<size_t>(len), s->device(),
+                                     [s](void*) { s->decref(); }, false);
+    return wrap(view);
+  }
+  PyErr_Format(PyExc_TypeError, "can't index a torch.UntypedStorage with %s",
+               Py_TYPE(key)->tp_name);
+  return nullptr;
+}
+
+int storage_setitem(PyObject* self, PyObject* key, PyObject* value) {
+  StorageImpl* s = S(self);
+  if (!value || !PyIndex_Check(key) || !PyLong_Check(value)) {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "torchnative: storage assignment supports storage[int] = int only");
+    return -1;
+  }
+  Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+  Py_ssize_t n = static_cast<Py_ssize_t>(s->nbytes());
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) {
+    PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);
+    return -1;
+  }
+  static_cast<uint8_t*>(s->data())[i] = static_cast<uint8_t>(PyLong_AsLong(value));
+  return 0;
+}
+
+// from_file(filename, shared=False, nbytes=0): the file's bytes through mmap (MAP_SHARED when
+// shared, else copy-on-write). nbytes=0 maps the whole file.
+PyObject* m_from_file(PyObject* cls, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"filename", "shared", "nbytes", nullptr};
+  const char* filename;
+  int shared = 0;
+  Py_ssize_t nbytes = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pn:from_file", const_cast<char**>(kw),
+                                   &filename, &shared, &nbytes))
+    return nullptr;
+  int fd = open(filename, shared ? O_RDWR : O_RDONLY);
+  if (fd < 0) return PyErr_SetFromErrnoWithFilename(PyExc_OSError, filename);
+  struct stat st;
+  fstat(fd, &st);
+  size_t size = nbytes > 0 ? static_cast<size_t>(nbytes) : static_cast<size_t>(st.st_size);
+  if (static_cast<off_t>(size) > st.st_size) {
+    close(fd);
+    PyErr_Format(PyExc_RuntimeError, "unexpected file size %lld, expected at least %zu",
+                 static_cast<long long>(st.st_size), size);
+    return nullptr;
+  }
+  void* p = nullptr;
+  if (size > 0) {
+    p = mmap(nullptr, size, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      close(fd);
+      return PyErr_SetFromErrnoWithFilename(PyExc_OSError, filename);
+    }
+  }
+  close(fd);
+  Storage s = make<StorageImpl>(p, size, Device{}, [size](void* q) {
+    if (q) munmap(q, size);
+  }, false);
+  PyTypeObject* type = PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls) : nullptr;
+  return wrap(s, type);
+}
+
+PyObject* m_refuse(PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_NotImplementedError,
+                  "this storage method (serialisation or shared memory) is not implemented by "
+                  "torchnative yet");
+  return nullptr;
+}
+
+PyMethodDef storage_methods[] = {
+    {"nbytes", m_nbytes, METH_NOARGS, nullptr},
+    {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
+    {"element_size", m_element_size, METH_NOARGS, nullptr},
+    {"resizable", m_resizable, METH_NOARGS, nullptr},
+    {"is_shared", m_is_shared, METH_NOARGS, nullptr},
+    {"resize_", m_resize, METH_O, nullptr},
+    {"from_file", reinterpret_cast<PyCFunction>(m_from_file),
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, nullptr},
+    {"_write_file", m_refuse, METH_VARARGS, nullptr},
+    {"_share_filename_cpu_", m_refuse, METH_VARARGS, nullptr},
+    {"_share_fd_cpu_", m_refuse, METH_VARARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyGetSetDef storage_getset[] = {{"device", get_device, nullptr, nullptr, nullptr},
+                                {"_cdata", get_cdata, nullptr, nullptr, nullptr},
+                                {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyMappingMethods storage_mapping = {m_len, storage_getitem, storage_setitem};
+
+PyTypeObject StorageBaseType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "torch._C.StorageBase";
+  t.tp_basicsize = sizeof(StorageObject);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  t.tp_new = storage_new;
+  t.tp_dealloc = storage_dealloc;
+  t.tp_traverse = storage_traverse;
+  t.tp_dictoffset = offsetof(StorageObject, dict);
+  t.tp_weaklistoffset = offsetof(StorageObject, weakrefs);
+  t.tp_methods = storage_methods;
+  t.tp_getset = storage_getset;
+  t.tp_as_mapping = &storage_mapping;
+  return t;
+}();
+
+// Tensor.untyped_storage()
+PyObject* tensor_untyped_storage(PyObject* self, PyObject*) {
+  return wrap(impl_of(self)->storage());
+}
+PyMethodDef untyped_storage_def = {"untyped_storage", tensor_untyped_storage, METH_NOARGS,
+                                   nullptr};
+
+}  // namespace
+
+bool is_storage(PyObject* o) { return PyObject_TypeCheck(o, &StorageBaseType); }
+Storage storage_of(PyObject* o) { return Storage(S(o)); }
+
+bool init_storage() {
+  if (PyType_Ready(&StorageBaseType) != 0) return false;
+  if (!add("torch._C", "StorageBase", Py_NewRef(reinterpret_cast<PyObject*>(&StorageBaseType))))
+    return false;
+  PyObject* m = PyDescr_NewMethod(&TensorBaseType, &untyped_storage_def);
+  int rc = PyDict_SetItemString(TensorBaseType.tp_dict, "untyped_storage", m);
+  Py_DECREF(m);
+  PyType_Modified(&TensorBaseType);
+  return rc == 0;
+}
+
+}  // namespace tn::py
