@@ -13,6 +13,7 @@
 namespace tn::py {
 
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);
+bool export_legacy_types(PyObject* torch);  // legacy_types.cpp
 
 namespace {
 
@@ -20,7 +21,7 @@ namespace {
 PyObject* init_extension(PyObject*, PyObject*) {
   PyObject* torch = PyImport_ImportModule("torch");
   if (!torch) return nullptr;
-  bool ok = export_dtypes(torch);
+  bool ok = export_dtypes(torch) && export_legacy_types(torch);
   PyObject* cls = ok ? PyObject_GetAttrString(torch, "Tensor") : nullptr;
   ok = cls && set_tensor_class(cls);
   Py_XDECREF(cls);

@@ -18,6 +18,7 @@ struct FInfo {
   ScalarType dtype;
   int bits;
   double max, eps, tiny, resolution;
+  bool unsigned_format;  // float8_e8m0fnu: min is the smallest positive value
 };
 
 struct IInfo {
@@ -45,6 +46,28 @@ bool float_limits(ScalarType t, FInfo* f) {
     case ScalarType::Half:
       f->bits = 16, f->max = 65504.0, f->eps = std::ldexp(1.0, -10), f->tiny = std::ldexp(1.0, -14);
       f->resolution = 1e-3;
+      return true;
+    // float8 formats (OCP and the "fnuz" variants): ldexp keeps every value exact.
+    case ScalarType::Float8_e4m3fn:
+      f->bits = 8, f->max = 448.0, f->eps = 0.125, f->tiny = std::ldexp(1.0, -6);
+      f->resolution = 1.0;
+      return true;
+    case ScalarType::Float8_e5m2:
+      f->bits = 8, f->max = 57344.0, f->eps = 0.25, f->tiny = std::ldexp(1.0, -14);
+      f->resolution = 1.0;
+      return true;
+    case ScalarType::Float8_e4m3fnuz:
+      f->bits = 8, f->max = 240.0, f->eps = 0.125, f->tiny = std::ldexp(1.0, -7);
+      f->resolution = 1.0;
+      return true;
+    case ScalarType::Float8_e5m2fnuz:
+      f->bits = 8, f->max = 57344.0, f->eps = 0.125, f->tiny = std::ldexp(1.0, -15);
+      f->resolution = 1.0;
+      return true;
+    case ScalarType::Float8_e8m0fnu:
+      f->bits = 8, f->max = std::ldexp(1.0, 127), f->eps = 1.0, f->tiny = std::ldexp(1.0, -127);
+      f->resolution = 1.0;
+      f->unsigned_format = true;
       return true;
     case ScalarType::BFloat16:
       // 8 exponent bits, 7 mantissa bits: max = (2 - 2^-7) * 2^127.
@@ -85,10 +108,12 @@ PyObject* finfo_new(PyTypeObject* type, PyObject* args, PyObject*) {
   }
   auto* f = reinterpret_cast<FInfo*>(type->tp_alloc(type, 0));
   if (!f) return nullptr;
+  f->unsigned_format = false;
   if (!float_limits(t, f)) {
     Py_DECREF(f);
-    PyErr_Format(PyExc_NotImplementedError, "torch.finfo(torch.%s) is not implemented by torchnative",
-                 name(t));
+    // upstream's own refusal for the packed float4 format
+    PyErr_Format(PyExc_NotImplementedError, "\"max\" not implemented for '%s'",
+                 t == ScalarType::Float4_e2m1fn_x2 ? "Float4_e2m1fn_x2" : name(t));
     return nullptr;
   }
   f->dtype = t;
@@ -100,9 +125,14 @@ PyObject* iinfo_new(PyTypeObject* type, PyObject* args, PyObject*) {
   ScalarType t = dtype_arg(args, &ok);
   if (!ok) return nullptr;
   int bits = itemsize(t) * 8;
+  if (t == ScalarType::Bool) {
+    PyErr_SetString(PyExc_TypeError, "torch.bool is not supported by torch.iinfo");
+    return nullptr;
+  }
   if (!is_integral(t, false) && t != ScalarType::UInt16 && t != ScalarType::UInt32 &&
       t != ScalarType::UInt64) {
-    PyErr_Format(PyExc_TypeError, "torch.%s is not supported by torch.iinfo", name(t));
+    PyErr_SetString(PyExc_TypeError, "torch.iinfo() requires an integer input type. Use "
+                                     "torch.finfo to handle 'torch.iinfo'");
     return nullptr;
   }
   auto* i = reinterpret_cast<IInfo*>(type->tp_alloc(type, 0));
@@ -128,7 +158,8 @@ std::string g(double v) {
 
 PyObject* finfo_repr(PyObject* self) {
   auto* f = reinterpret_cast<FInfo*>(self);
-  std::string s = "finfo(resolution=" + g(f->resolution) + ", min=" + g(-f->max) + ", max=" +
+  double min = f->unsigned_format ? f->tiny : -f->max;
+  std::string s = "finfo(resolution=" + g(f->resolution) + ", min=" + g(min) + ", max=" +
                   g(f->max) + ", eps=" + g(f->eps) + ", smallest_normal=" + g(f->tiny) +
                   ", tiny=" + g(f->tiny) + ", dtype=" + name(f->dtype) + ")";
   return PyUnicode_FromString(s.c_str());
@@ -143,7 +174,10 @@ PyObject* iinfo_repr(PyObject* self) {
 
 PyObject* f_bits(PyObject* s, void*) { return PyLong_FromLong(reinterpret_cast<FInfo*>(s)->bits); }
 PyObject* f_max(PyObject* s, void*) { return PyFloat_FromDouble(reinterpret_cast<FInfo*>(s)->max); }
-PyObject* f_min(PyObject* s, void*) { return PyFloat_FromDouble(-reinterpret_cast<FInfo*>(s)->max); }
+PyObject* f_min(PyObject* s, void*) {
+  auto* f = reinterpret_cast<FInfo*>(s);
+  return PyFloat_FromDouble(f->unsigned_format ? f->tiny : -f->max);
+}
 PyObject* f_eps(PyObject* s, void*) { return PyFloat_FromDouble(reinterpret_cast<FInfo*>(s)->eps); }
 PyObject* f_tiny(PyObject* s, void*) { return PyFloat_FromDouble(reinterpret_cast<FInfo*>(s)->tiny); }
 PyObject* f_res(PyObject* s, void*) {
