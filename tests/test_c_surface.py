@@ -18,11 +18,16 @@ def ours(body: str):
 
 
 def test_placeholder_refuses_by_name_when_called_and_tested():
+    """A placeholder function is a builtin that refuses when called; a placeholder value
+    refuses when called or tested for truth (never truthy by accident)."""
     got = ours(
         """
         out = {}
-        f = C._jit_pass_lint            # a stub name with no implementation
-        for what, action in (("call", lambda: f()), ("bool", lambda: bool(f))):
+        f = C._jit_pass_lint                        # a stub function with no implementation
+        v = C._after_ADInplaceOrView_keyset          # a stub value with no implementation
+        out["kind"] = type(f).__name__
+        for what, action in (("call", lambda: f()), ("value-call", lambda: v()),
+                             ("value-bool", lambda: bool(v))):
             try:
                 action()
                 out[what] = "no error"
@@ -31,8 +36,10 @@ def test_placeholder_refuses_by_name_when_called_and_tested():
         print(json.dumps(out))
         """
     )
-    for what in ("call", "bool"):
-        assert "torch._C._jit_pass_lint" in got[what], got
+    assert got["kind"] == "builtin_function_or_method", got
+    assert "torch._C._jit_pass_lint" in got["call"] and "not implemented" in got["call"], got
+    for what in ("value-call", "value-bool"):
+        assert "torch._C._after_ADInplaceOrView_keyset" in got[what], got
         assert "not implemented" in got[what], got
 
 

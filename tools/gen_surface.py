@@ -1,5 +1,9 @@
 """Generate torch._C's name surface from the wheel's stubs and a scan of the Python tree.
 
+With --upstream-names (listed from the official wheel's torch._C at build time), a top-level
+name exists here exactly when upstream's CPU build has it, except the distributed subsystem,
+which is off here; without it, names the tree probes with hasattr are left out.
+
 Reads torch/_C/**/*.pyi (what upstream's _C declares) and scans torch/, torchgen/, functorch/ for
 names the tree reads from torch._C (attribute uses, `from torch._C import`) and for `hasattr`
 probes (absence is an off switch). Writes one C++ table, `surface_table.inc`, that
@@ -83,31 +87,42 @@ class Surface:
         self.rows.append((module, cls, name, kind, extra))
 
 
-def off(name: str, probed: set[str]) -> bool:
+# Names upstream's CPU build has (listed from the upstream environment at build time), or None.
+UPSTREAM_NAMES: set[str] | None = None
+# Subsystems that are off here although upstream's CPU wheel has them: distributed.
+OFF_EVEN_IF_UPSTREAM = ("_c10d", "_rpc", "_dist_autograd", "_faulty_agent", "_distributed")
+
+
+def off(name: str, probed: set[str], module: str = "torch._C") -> bool:
     if name in KEEP_PROBED:
         return False
+    if UPSTREAM_NAMES is not None:
+        if module != "torch._C":
+            return name.startswith(OFF_EVEN_IF_UPSTREAM)
+        # Mirror upstream's CPU build: absent there, absent here (its probes then agree).
+        return name not in UPSTREAM_NAMES or name.startswith(OFF_EVEN_IF_UPSTREAM)
     return name in probed or name.startswith(OFF_PREFIXES)
 
 
 def read_stub(surface: Surface, module: str, tree: ast.Module, probed: set[str]) -> None:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if not off(node.name, probed):
+            if not off(node.name, probed, module):
                 surface.add(module, "", node.name, "function")
         elif isinstance(node, ast.ClassDef):
-            if off(node.name, probed) or (base_names(node) == ["Tensor"] and
+            if off(node.name, probed, module) or (base_names(node) == ["Tensor"] and
                                           node.name in LEGACY_TENSOR_TYPES):
                 continue
             read_class(surface, module, node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             name = node.target.id
             ann = ast.unparse(node.annotation)
-            if ann == "TypeAlias" or ann in TORCH_LEVEL_VALUES or off(name, probed):
+            if ann == "TypeAlias" or ann in TORCH_LEVEL_VALUES or off(name, probed, module):
                 continue
             surface.add(module, "", name, "value", ann)
         elif isinstance(node, ast.Assign):
             for t in node.targets:
-                if isinstance(t, ast.Name) and not off(t.id, probed):
+                if isinstance(t, ast.Name) and not off(t.id, probed, module):
                     val = node.value
                     if isinstance(val, ast.Call) and ast.unparse(val.func) in (
                             "TypeVar", "ParamSpec"):
@@ -126,7 +141,11 @@ def read_class(surface: Surface, module: str, node: ast.ClassDef) -> None:
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 surface.add(module, node.name, item.target.id, "member")
         return
-    surface.add(module, "", node.name, "class", ",".join(base_names(node)))
+    bases = base_names(node)
+    # The stubs' JitType is upstream's torch._C.Type (the real base of every JIT type class).
+    bases = [("Type" if b == "JitType" and node.name != "Type" else b) for b in bases
+             if not (b == "JitType" and node.name == "Type")]
+    surface.add(module, "", node.name, "class", ",".join(bases))
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             decos = {ast.unparse(d) for d in item.decorator_list}
@@ -188,7 +207,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("site", type=Path, help="site-packages holding the assembled torch tree")
     ap.add_argument("out", type=Path)
+    ap.add_argument("--upstream-names", type=Path,
+                    help="JSON list of the names upstream's torch._C has (from its environment)")
     args = ap.parse_args()
+    global UPSTREAM_NAMES
+    if args.upstream_names:
+        import json
+
+        UPSTREAM_NAMES = set(json.loads(args.upstream_names.read_text()))
     stub_root = args.site / "torch" / "_C"
     probed, used = scan_tree(args.site)
     surface = Surface()

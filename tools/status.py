@@ -132,9 +132,8 @@ def bench_line(subject: str, stem: str) -> str:
                        for grade in ("agrees", "reaches", "disagrees", "does not run")
                        if any(o["grade"] == grade for o in ours))
     ratios = [statistics.median(o["ratios"]) for o in ours if "ratios" in o]
-    speed = (f"; ours / upstream medians {min(ratios):.2f}–{max(ratios):.2f}" if ratios else "")
-    best = next(g for g in ("agrees", "reaches", "disagrees") if any(o["grade"] == g for o in ours))
-    return bullet(subject, best, f"of {len(ours)} case(s): {counts}{speed} ({where}){control}")
+    speed = f"ours / upstream medians {min(ratios):.2f}–{max(ratios):.2f} " if ratios else ""
+    return bullet(subject, f"{counts} (of {len(ours)} case(s))", f"{speed}({where}){control}")
 
 
 def section(run_tests: bool) -> list[str]:

@@ -122,6 +122,10 @@ struct Parser {
         while (std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
       }
       expect(']');
+      while (accept('[')) {  // lists of lists
+        expect(']');
+        ++t.extra_list_depth;
+      }
       if (accept('(')) t.list_alias = alias();
       if (accept('?')) t.optional = true;
     }
@@ -288,6 +292,7 @@ std::string SchemaType::str() const {
     s += "[";
     if (list_size >= 0) s += std::to_string(list_size);
     s += "]";
+    for (int k = 0; k < extra_list_depth; ++k) s += "[]";
     if (list_alias) {
       s += "(" + list_alias->before + (list_alias->is_write ? "!" : "");
       if (list_alias->after != list_alias->before) s += " -> " + list_alias->after;

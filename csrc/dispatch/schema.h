@@ -28,6 +28,7 @@ struct SchemaType {
   bool elem_optional = false;      // "Tensor?[]"
   bool is_list = false;
   int list_size = -1;  // int[2] -> 2
+  int extra_list_depth = 0;  // int[][] -> 1 (lists of lists)
   std::optional<AliasInfo> list_alias;  // "t[](a!)": on the list itself
   bool optional = false;
   std::string str() const;  // as in the schema: "Tensor(a!)", "int[2]", "Tensor?[]"

@@ -174,6 +174,7 @@ bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
 
 bool list_value(PyObject* o, const SchemaType& t, Value* v) {
   const std::string& base = t.base;
+  if (t.extra_list_depth > 0) return false;  // lists of lists: not bindable yet
   if (base == "int" || base == "SymInt") {
     int64_t single;
     if (!is_sequence(o) && t.list_size > 0 && as_int(o, &single)) {  // int[N] takes a bare int

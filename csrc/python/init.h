@@ -20,6 +20,8 @@ bool init_generator();  // generator.cpp: torch.Generator, default_generator
 bool init_torch_function();  // torch_function.cpp: __torch_function__ state and mode stack
 bool init_tensor_new();      // tensor_new.cpp: torch.tensor, as_tensor, from_numpy, .numpy()
 bool init_storage();         // storage.cpp: StorageBase, from_file, untyped_storage()
+bool init_dynamo();          // dynamo.cpp: eval_frame state cells
+bool init_tensor_convert();  // tensor_convert.cpp: Tensor.to, float(), ..., type()
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -31,6 +33,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
+    init_dynamo, init_tensor_convert,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late};

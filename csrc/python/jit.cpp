@@ -160,6 +160,7 @@ const Record kRecords[] = {
     // Constructible at import; every method stays a placeholder (backward refuses by name).
     {"torch._C", "_ImperativeEngine", ""},
     {"torch._C", "CompilationUnit", "lang,_frames_up"},
+    {"torch._C._dynamo.eval_frame", "_FrameExecStrategy", "cur_action,recursive_action"},
 };
 
 }  // namespace

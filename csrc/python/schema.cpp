@@ -96,10 +96,12 @@ PyObject* jit_type(const SchemaType& t) {
       elem = opt;
       str = "Optional[" + str + "]";
     }
-    PyObject* list = jit_type_named("ListType", "List[" + str + "]", "ListType", elem);
-    Py_DECREF(elem);
-    elem = list;
-    str = "List[" + str + "]";
+    for (int depth = 0; depth <= t.extra_list_depth; ++depth) {
+      PyObject* list = jit_type_named("ListType", "List[" + str + "]", "ListType", elem);
+      Py_DECREF(elem);
+      elem = list;
+      str = "List[" + str + "]";
+    }
   }
   if (t.optional) {
     PyObject* opt = jit_type_named("OptionalType", "Optional[" + str + "]", "OptionalType", elem);
@@ -195,7 +197,7 @@ bool install_jit_type_methods() {
       {"__hash__", jt_hash, METH_O, nullptr},
       {"isSubtypeOf", reinterpret_cast<PyCFunction>(jt_subtype), METH_FASTCALL, nullptr},
   };
-  PyObject* base = stub_class("JitType");
+  PyObject* base = stub_class("Type");  // upstream's base of every JIT type class
   if (!base) return false;
   for (PyMethodDef& d : defs) {
     PyObject* f = make_builtin(d, d.ml_name, nullptr);

@@ -104,7 +104,7 @@ PyMethodDef flag_set_def = {"flag_set", reinterpret_cast<PyCFunction>(flag_set),
                             nullptr};
 
 // Functions that do nothing, or return a constant, on a CPU-only build with no tracer.
-enum class Answer { None, False, True, Zero, EmptyList, EmptyStr };
+enum class Answer { None, False, True, Zero, MinusOne, EmptyList, EmptyStr };
 struct Fixed {
   const char* name;
   Answer answer;
@@ -161,6 +161,13 @@ const Fixed kFixed[] = {
     {"_init_names", Answer::None},
     // torch.manual_seed asks whether MTIA is in a bad fork; there is no MTIA here.
     {"_mtia_isInBadFork", Answer::False},
+    {"_mtia_isBuilt", Answer::False},
+    // Device queries that upstream's CPU build answers (no such device here either).
+    {"_mtia_getDeviceCount", Answer::Zero},
+    {"_mps_is_available", Answer::False},
+    {"_mps_is_in_bad_fork", Answer::False},
+    {"_accelerator_hooks_device_count", Answer::MinusOne},
+    {"_has_distributed", Answer::False},  // upstream's wheel has it; ours is off
 };
 // clang-format on
 
@@ -170,6 +177,7 @@ PyObject* fixed_call(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
     case Answer::False: Py_RETURN_FALSE;
     case Answer::True: Py_RETURN_TRUE;
     case Answer::Zero: return PyLong_FromLong(0);
+    case Answer::MinusOne: return PyLong_FromLong(-1);
     case Answer::EmptyList: return PyList_New(0);
     case Answer::EmptyStr: return PyUnicode_FromString("");
   }

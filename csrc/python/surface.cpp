@@ -265,6 +265,24 @@ bool protocol_name(const char* name) {
   return false;
 }
 
+// A placeholder *function*: a real builtin (so inspect and torch._dynamo see a function, and
+// _add_docstr can document it) whose call raises NotImplementedError naming it.
+PyObject* placeholder_function_call(PyObject* qualname, PyObject*, PyObject*) {
+  return raise_missing(qualname);
+}
+
+PyObject* placeholder_function(const char* module_name, const char* name) {
+  auto* def = new PyMethodDef{name, reinterpret_cast<PyCFunction>(placeholder_function_call),
+                              METH_VARARGS | METH_KEYWORDS, nullptr};  // lives with the function
+  std::string qual = std::string(module_name) + "." + name;
+  PyObject* q = PyUnicode_FromString(qual.c_str());
+  PyObject* mod = PyUnicode_FromString(module_name);
+  PyObject* f = PyCFunction_NewEx(def, q, mod);
+  Py_DECREF(q);
+  Py_DECREF(mod);
+  return f;
+}
+
 bool has(PyObject* owner, const char* name) {
   if (PyModule_Check(owner)) return PyDict_GetItemString(PyModule_GetDict(owner), name) != nullptr;
   PyObject* d = reinterpret_cast<PyTypeObject*>(owner)->tp_dict;
@@ -349,6 +367,9 @@ bool build_surface() {
     std::string qual = std::string(e.module) + ".";
     switch (e.kind) {
       case kFunction:
+        if (has(mod, e.name)) break;
+        if (!add(e.module, e.name, placeholder_function(e.module, e.name))) return false;
+        break;
       case kValue:
       case kScanned:
         if (has(mod, e.name)) break;

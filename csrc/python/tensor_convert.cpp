@@ -1,0 +1,199 @@
+// Tensor.to and the conversion shorthands (float, double, half, bfloat16, long, int, short, char,
+// byte, bool, cpu, type), bound by hand as upstream's are: `to` returns self itself when nothing
+// changes, otherwise one aten::_to_copy through the door.
+#include <cstring>
+#include <string>
+
+#include "dispatch/kernel.h"
+#include "python/binder.h"
+#include "python/device.h"
+#include "python/dtype.h"
+#include "python/errors.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+namespace {
+
+struct Target {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  bool copy = false;
+  bool non_blocking = false;
+};
+
+PyObject* convert(PyObject* self, const Target& t) {
+  TensorImpl* impl = impl_of(self);
+  ScalarType dt = t.dtype.value_or(impl->dtype());
+  Device dev = t.device.value_or(impl->device());
+  if (!t.copy && dt == impl->dtype() && dev.type == impl->device().type) return Py_NewRef(self);
+  TN_PY_TRY
+  std::vector<Value> args{Value::of(Tensor(impl)), Value::of_dtype(dt), Value{},
+                          Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking)};
+  Tensor r = call_tensor("aten::_to_copy", std::move(args));
+  if (impl->requires_grad() && grad_mode_enabled() && is_floating(r->dtype())) {
+    r->set_requires_grad(true);
+    r->set_is_leaf(false);
+  }
+  return wrap_tensor(r);
+  TN_PY_CATCH(nullptr)
+}
+
+bool is_device_like(PyObject* o) {
+  return is_device(o) || PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o));
+}
+
+// to(dtype, non_blocking=False, copy=False, *, memory_format=None)
+// to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
+// to(other, non_blocking=False, copy=False, *, memory_format=None)
+PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
+  Target t;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  Py_ssize_t i = 0;
+  auto bad = [&](const char* why) {
+    PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments: %s", why);
+    return nullptr;
+  };
+  if (i < n && is_tensor(PyTuple_GET_ITEM(args, i))) {
+    TensorImpl* other = impl_of(PyTuple_GET_ITEM(args, i++));
+    t.dtype = other->dtype();
+    t.device = other->device();
+  } else {
+    if (i < n && is_device_like(PyTuple_GET_ITEM(args, i))) {
+      Device d;
+      if (!parse_device(PyTuple_GET_ITEM(args, i++), &d)) return nullptr;
+      t.device = d;
+    }
+    if (i < n && is_dtype(PyTuple_GET_ITEM(args, i))) t.dtype = dtype_of(PyTuple_GET_ITEM(args, i++));
+  }
+  for (bool* flag : {&t.non_blocking, &t.copy}) {
+    if (i < n) {
+      PyObject* b = PyTuple_GET_ITEM(args, i++);
+      if (!PyBool_Check(b)) return bad("expected a bool for non_blocking/copy");
+      *flag = b == Py_True;
+    }
+  }
+  if (i < n) return bad("too many positional arguments");
+  if (kwargs) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      const char* k = PyUnicode_AsUTF8(key);
+      if (std::strcmp(k, "dtype") == 0) {
+        if (value == Py_None) continue;
+        if (!is_dtype(value)) return bad("dtype must be a torch.dtype");
+        t.dtype = dtype_of(value);
+      } else if (std::strcmp(k, "device") == 0) {
+        if (value == Py_None) continue;
+        Device d;
+        if (!parse_device(value, &d)) return nullptr;
+        t.device = d;
+      } else if (std::strcmp(k, "non_blocking") == 0 || std::strcmp(k, "copy") == 0) {
+        if (!PyBool_Check(value)) return bad("non_blocking and copy must be bools");
+        (k[0] == 'c' ? t.copy : t.non_blocking) = value == Py_True;
+      } else if (std::strcmp(k, "memory_format") == 0) {
+        if (value != Py_None && (!is_memory_format(value) ||
+                                 (memory_format_of(value) != MemoryFormat::Preserve &&
+                                  memory_format_of(value) != MemoryFormat::Contiguous))) {
+          PyErr_SetString(PyExc_NotImplementedError,
+                          "to(memory_format=...) with channels_last is not implemented");
+          return nullptr;
+        }
+      } else {
+        PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
+        return nullptr;
+      }
+    }
+  }
+  return convert(self, t);
+}
+
+template <ScalarType T>
+PyObject* m_as(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"memory_format", nullptr};
+  PyObject* mf = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), &mf)) return nullptr;
+  Target t;
+  t.dtype = T;
+  return convert(self, t);
+}
+
+PyObject* m_cpu(PyObject* self, PyObject*, PyObject*) {
+  Target t;
+  t.device = Device{};
+  return convert(self, t);
+}
+
+PyObject* m_cuda(PyObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_NotImplementedError, "Tensor.cuda(): torchnative has no CUDA device yet");
+  return nullptr;
+}
+
+// type(): 'torch.FloatTensor'; type(dtype or 'torch.LongTensor'): a conversion.
+PyObject* m_type(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"dtype", "non_blocking", nullptr};
+  PyObject* dtype = nullptr;
+  int nb = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Op:type", const_cast<char**>(kw), &dtype, &nb))
+    return nullptr;
+  TensorImpl* impl = impl_of(self);
+  if (!dtype || dtype == Py_None) {
+    const char* legacy = info(impl->dtype()).legacy_name;
+    return PyUnicode_FromFormat("torch.%s", legacy[0] ? legacy : name(impl->dtype()));
+  }
+  Target t;
+  if (is_dtype(dtype)) {
+    t.dtype = dtype_of(dtype);
+  } else if (PyUnicode_Check(dtype) || PyType_Check(dtype)) {
+    PyObject* d = PyObject_GetAttrString(dtype, PyUnicode_Check(dtype) ? "__str__" : "dtype");
+    Py_XDECREF(d);
+    PyErr_Clear();
+    PyObject* dt = PyType_Check(dtype) ? PyObject_GetAttrString(dtype, "dtype") : nullptr;
+    if (!dt || !is_dtype(dt)) {
+      Py_XDECREF(dt);
+      PyErr_SetString(PyExc_NotImplementedError,
+                      "Tensor.type(str) is not implemented by torchnative; pass a dtype");
+      return nullptr;
+    }
+    t.dtype = dtype_of(dt);
+    Py_DECREF(dt);
+  } else {
+    PyErr_SetString(PyExc_TypeError, "type(): expected a dtype");
+    return nullptr;
+  }
+  return convert(self, t);
+}
+
+using Fn = PyCFunction;
+PyMethodDef kMethods[] = {
+    {"to", reinterpret_cast<Fn>(m_to), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"float", reinterpret_cast<Fn>(m_as<ScalarType::Float>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"double", reinterpret_cast<Fn>(m_as<ScalarType::Double>), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
+    {"half", reinterpret_cast<Fn>(m_as<ScalarType::Half>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"bfloat16", reinterpret_cast<Fn>(m_as<ScalarType::BFloat16>), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
+    {"long", reinterpret_cast<Fn>(m_as<ScalarType::Long>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"int", reinterpret_cast<Fn>(m_as<ScalarType::Int>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"short", reinterpret_cast<Fn>(m_as<ScalarType::Short>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"char", reinterpret_cast<Fn>(m_as<ScalarType::Char>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"byte", reinterpret_cast<Fn>(m_as<ScalarType::Byte>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"bool", reinterpret_cast<Fn>(m_as<ScalarType::Bool>), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"cpu", reinterpret_cast<Fn>(m_cpu), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"cuda", reinterpret_cast<Fn>(m_cuda), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"type", reinterpret_cast<Fn>(m_type), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+bool init_tensor_convert() {
+  for (PyMethodDef* d = kMethods; d->ml_name; ++d) {
+    PyObject* m = PyDescr_NewMethod(&TensorBaseType, d);
+    int rc = PyDict_SetItemString(TensorBaseType.tp_dict, d->ml_name, m);
+    Py_DECREF(m);
+    if (rc != 0) return false;
+  }
+  PyType_Modified(&TensorBaseType);
+  return true;
+}
+
+}  // namespace tn::py
