@@ -1,0 +1,335 @@
+// The CPU loop of elementwise ops. After the shared rule (kernels/rules/elementwise.h) has chosen
+// the dtypes and the output, EwIter lays the operands over the output's shape (any strides,
+// broadcast dims as stride 0, dims ordered by the output's strides and coalesced), and ew_run
+// applies a scalar functor to every element. The functor sees each operand as the C++ type the
+// op computes in (acc_t<T>: float for float16/bfloat16) whatever its stored dtype: operands that
+// are not already contiguous in that type are converted chunk by chunk into small buffers, so
+// the inner loop is always over contiguous arrays (the fast path, which the compiler vectorises).
+// Single-threaded for now. Pure C++.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels/dtype_dispatch.h"
+#include "kernels/rules/elementwise.h"
+
+namespace tn {
+
+// --- dtype dispatch with upstream's refusal ------------------------------------------------
+
+enum EwTypeSet : unsigned { kEwBool = 1, kEwInts = 2, kEwFloats = 4, kEwAll = 7 };
+
+// Calls f(T{}) for the dtype t when t is in Set; otherwise refuses as upstream's AT_DISPATCH
+// does: NotImplementedError "\"abs_cpu\" not implemented for 'Bool'".
+template <unsigned Set, typename F>
+void ew_dispatch(ScalarType t, const char* name, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: if constexpr ((Set & kEwBool) != 0) { f(bool{}); return; } break;
+    case ScalarType::Byte: if constexpr ((Set & kEwInts) != 0) { f(uint8_t{}); return; } break;
+    case ScalarType::Char: if constexpr ((Set & kEwInts) != 0) { f(int8_t{}); return; } break;
+    case ScalarType::Short: if constexpr ((Set & kEwInts) != 0) { f(int16_t{}); return; } break;
+    case ScalarType::Int: if constexpr ((Set & kEwInts) != 0) { f(int32_t{}); return; } break;
+    case ScalarType::Long: if constexpr ((Set & kEwInts) != 0) { f(int64_t{}); return; } break;
+    case ScalarType::Half: if constexpr ((Set & kEwFloats) != 0) { f(Half{}); return; } break;
+    case ScalarType::BFloat16:
+      if constexpr ((Set & kEwFloats) != 0) { f(BFloat16{}); return; }
+      break;
+    case ScalarType::Float: if constexpr ((Set & kEwFloats) != 0) { f(float{}); return; } break;
+    case ScalarType::Double: if constexpr ((Set & kEwFloats) != 0) { f(double{}); return; } break;
+    default: break;
+  }
+  TN_FAIL(NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(t), "'");
+}
+
+template <typename T> constexpr ScalarType ew_dtype_of();
+template <> constexpr ScalarType ew_dtype_of<bool>() { return ScalarType::Bool; }
+template <> constexpr ScalarType ew_dtype_of<uint8_t>() { return ScalarType::Byte; }
+template <> constexpr ScalarType ew_dtype_of<int8_t>() { return ScalarType::Char; }
+template <> constexpr ScalarType ew_dtype_of<int16_t>() { return ScalarType::Short; }
+template <> constexpr ScalarType ew_dtype_of<int32_t>() { return ScalarType::Int; }
+template <> constexpr ScalarType ew_dtype_of<int64_t>() { return ScalarType::Long; }
+template <> constexpr ScalarType ew_dtype_of<Half>() { return ScalarType::Half; }
+template <> constexpr ScalarType ew_dtype_of<BFloat16>() { return ScalarType::BFloat16; }
+template <> constexpr ScalarType ew_dtype_of<float>() { return ScalarType::Float; }
+template <> constexpr ScalarType ew_dtype_of<double>() { return ScalarType::Double; }
+
+template <typename T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// std::numeric_limits<T>::max() / lowest(), with float16 and bfloat16.
+template <typename T>
+inline T max_of() {
+  if constexpr (std::is_same_v<T, Half>) return Half(65504.0f);
+  else if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(3.3895313892515355e38f);
+  else return std::numeric_limits<T>::max();
+}
+template <typename T>
+inline T lowest_of() {
+  if constexpr (is_reduced_float_v<T>) return T(-static_cast<float>(max_of<T>()));
+  else return std::numeric_limits<T>::lowest();
+}
+
+// --- value conversion, with upstream's semantics (c10::convert) ----------------------------
+
+// From -> To as upstream casts between dtypes: to bool is "!= 0" (NaN is true); floats to uint8
+// go through int64; float16/bfloat16 go through float.
+template <typename To, typename From>
+inline To ew_cast(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (is_reduced_float_v<From>) {
+    return ew_cast<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, uint8_t> && std::is_floating_point_v<From>) {
+    return static_cast<uint8_t>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// m elements of dtype `src` at p (byte stride) -> dst.
+template <typename T>
+void ew_load(ScalarType src, const char* p, int64_t stride, T* dst, int64_t m) {
+  dispatch_dtype(src, "elementwise load", [&](auto zero) {
+    using S = decltype(zero);
+    for (int64_t i = 0; i < m; ++i)
+      dst[i] = ew_cast<T>(*reinterpret_cast<const S*>(p + i * stride));
+  });
+}
+
+// m elements of src -> dtype `dst` at p (byte stride).
+template <typename T>
+void ew_store(const T* src, ScalarType dst, char* p, int64_t stride, int64_t m) {
+  dispatch_dtype(dst, "elementwise store", [&](auto zero) {
+    using D = decltype(zero);
+    for (int64_t i = 0; i < m; ++i) *reinterpret_cast<D*>(p + i * stride) = ew_cast<D>(src[i]);
+  });
+}
+
+// --- the iteration ---------------------------------------------------------------------------
+
+constexpr int kEwMaxTensors = kEwMaxOperands + 1;
+
+// The output (tensor 0) and the operands (1..n) laid over the output's shape, in bytes.
+// Not copyable: data[] points into numbers[] for number operands.
+struct EwIter {
+  EwIter() = default;
+  EwIter(const EwIter&) = delete;
+  EwIter& operator=(const EwIter&) = delete;
+
+  int ntensors = 0;
+  char* data[kEwMaxTensors] = {};
+  ScalarType dtype[kEwMaxTensors] = {};
+  Dims sizes;                                 // dim 0 moves fastest
+  std::vector<int64_t> strides[kEwMaxTensors];  // bytes, per dim of `sizes` (at least one dim)
+  int64_t numel = 0;
+  EwOperand ops[kEwMaxOperands];              // the operands as the rule read them
+  ScalarType common = ScalarType::Float;      // the dtype the rule computes in
+  int64_t numbers[kEwMaxOperands] = {};       // storage for number operands (8 bytes each)
+
+  // Drops operand k (1-based tensor index) once its value has been taken out, as upstream's
+  // remove_operand (mul and div by a scalar in float16/bfloat16).
+  void remove_operand(int k);
+  // Whether tensor k is the same value at every position (stride 0 along every dim).
+  bool is_scalar(int k) const;
+};
+
+// Lays `out` (already allocated or checked by the rule) and s's operands into `it`.
+void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op_key);
+
+// The compute step of a structured elementwise overload: reads the operands again (no checks),
+// builds the iteration, runs F, and bumps the version of a tensor written in place or out=.
+void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&));
+template <const EwRule& R, void (*F)(EwIter&, const Call&)>
+void ew_cpu(Call& c) {
+  ew_cpu_run(c, R, F);
+}
+
+// Registers an elementwise overload: the shared meta rule R and the CPU compute F. Several may
+// share a line (macros registering families of overloads), hence __COUNTER__.
+#define TN_REGISTER_ELEMENTWISE(op, rule, compute)                           \
+  static ::tn::KernelRegistrar TN_CONCAT(tn_ew_reg_, __COUNTER__)(op, ::tn::ew_meta<rule>, \
+                                                                   ::tn::ew_cpu<rule, compute>)
+
+namespace ew_detail {
+
+constexpr int64_t kChunk = 512;  // elements per buffered chunk: the buffers stay in L1
+
+// o[i] = f(in[i]...) for i < m over contiguous arrays. Written in blocks of 8 so that the
+// compiler vectorises it at -O2 (GCC's cheap cost model will not vectorise a loop of unknown
+// trip count, but does vectorise the straight-line block).
+template <typename Out, typename... In, typename F, size_t... I>
+inline void core(Out* __restrict o, const std::tuple<const In*...>& in, int64_t m, F& f,
+                 std::index_sequence<I...>) {
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+      o[i + j] = static_cast<Out>(f(static_cast<acc_t<In>>(std::get<I>(in)[i + j])...));
+  }
+  for (; i < m; ++i)
+    o[i] = static_cast<Out>(f(static_cast<acc_t<In>>(std::get<I>(in)[i])...));
+}
+
+// Calls row(ptrs, n) for every row of dim 0, over the outer dims in order.
+template <typename R>
+void for_each_row(const EwIter& it, R&& row) {
+  if (it.numel == 0) return;
+  char* ptrs[kEwMaxTensors];
+  for (int k = 0; k < it.ntensors; ++k) ptrs[k] = it.data[k];
+  size_t nd = it.sizes.size();
+  if (nd == 1) {
+    row(ptrs, it.sizes[0]);
+    return;
+  }
+  std::vector<int64_t> idx(nd, 0);
+  int64_t rows = it.numel / it.sizes[0];
+  for (int64_t r = 0; r < rows; ++r) {
+    row(ptrs, it.sizes[0]);
+    for (size_t d = 1; d < nd; ++d) {  // carry into the outer dims
+      if (++idx[d] < it.sizes[d]) {
+        for (int k = 0; k < it.ntensors; ++k) ptrs[k] += it.strides[k][d];
+        break;
+      }
+      for (int k = 0; k < it.ntensors; ++k) ptrs[k] -= (it.sizes[d] - 1) * it.strides[k][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// One operand's chunk source: straight from memory when it is contiguous in T, else converted
+// into buf (a stride-0 operand is converted once and reused while its address stays the same).
+template <typename T>
+struct Source {
+  alignas(64) T buf[kChunk];
+  const char* filled_from = nullptr;
+  int64_t filled = 0;
+
+  const T* get(ScalarType dt, const char* p, int64_t stride, int64_t m) {
+    bool same = dt == ew_dtype_of<T>();
+    if (same && stride == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const T*>(p);
+    if (stride == 0) {
+      if (filled_from != p || filled < m) {
+        T v;
+        ew_load<T>(dt, p, 0, &v, 1);
+        for (int64_t i = 0; i < m; ++i) buf[i] = v;
+        filled_from = p;
+        filled = m;
+      }
+      return buf;
+    }
+    filled_from = nullptr;
+    ew_load<T>(dt, p, stride, buf, m);
+    return buf;
+  }
+};
+
+}  // namespace ew_detail
+
+namespace ew_detail {
+
+inline int64_t inner_stride(const EwIter& it, int k) { return it.strides[k][0]; }
+
+// The chunk [i0, i0 + m) of every operand, as contiguous arrays of the types computed in.
+template <typename... In, size_t... I>
+std::tuple<const In*...> gather(std::tuple<Source<In>...>& src, const EwIter& it,
+                                char* const* ptrs, int64_t i0, [[maybe_unused]] int64_t m,
+                                std::index_sequence<I...>) {
+  return std::tuple<const In*...>(std::get<I>(src).get(
+      it.dtype[I + 1], ptrs[I + 1] + i0 * inner_stride(it, I + 1), inner_stride(it, I + 1),
+      m)...);
+}
+
+}  // namespace ew_detail
+
+namespace ew_detail {
+
+// Runs the chunks of every row: body(out, in, m, first) computes m elements whose first index
+// in the row is `first`, over contiguous arrays of the types computed in.
+template <typename Out, typename... In, typename Body>
+void run_rows(const EwIter& it, Body&& body) {
+  TN_ASSERT(it.ntensors == static_cast<int>(sizeof...(In)) + 1);
+  using Seq = std::index_sequence_for<In...>;
+  std::tuple<Source<In>...> sources;  // on the stack: at most 3 x 4 KiB
+  alignas(64) Out obuf[kChunk];
+  bool out_same = it.dtype[0] == ew_dtype_of<Out>();
+  for_each_row(it, [&](char* const* ptrs, int64_t n) {
+    int64_t os = inner_stride(it, 0);
+    bool direct = out_same && os == static_cast<int64_t>(sizeof(Out));
+    for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+      int64_t m = n - i0 < kChunk ? n - i0 : kChunk;
+      auto in = gather<In...>(sources, it, ptrs, i0, m, Seq{});
+      char* op = ptrs[0] + i0 * os;
+      if (direct) {
+        body(reinterpret_cast<Out*>(op), in, m, i0, n, ptrs);
+      } else {
+        body(obuf, in, m, i0, n, ptrs);
+        ew_store<Out>(obuf, it.dtype[0], op, os, m);
+      }
+    }
+  });
+}
+
+template <typename... In, size_t... I>
+std::tuple<const In*...> advanced(const std::tuple<const In*...>& in, int64_t k,
+                                  std::index_sequence<I...>) {
+  return std::tuple<const In*...>((std::get<I>(in) + k)...);
+}
+
+// Upstream's rule for taking its vectorised path on a row (cpu_kernel_vec): every operand is
+// contiguous, or exactly one input is a broadcast scalar and the rest are contiguous.
+inline bool row_is_vectorised(const EwIter& it) {
+  int scalars = 0;
+  for (int k = 0; k < it.ntensors; ++k) {
+    int64_t s = inner_stride(it, k);
+    if (s == itemsize(it.dtype[k])) continue;
+    if (s != 0 || k == 0 || ++scalars > 1) return false;
+  }
+  return true;
+}
+
+// The bytes of one SIMD block of upstream's vectorised loop (Note [Vector and scalar paths]).
+constexpr int64_t kUpstreamBlockBytes = 64;
+
+}  // namespace ew_detail
+
+// Applies f to every element: out = f(acc_t<In>(operand)...), stored as Out and then converted
+// to the output's dtype. Out and In... are the types the op computes in; f is a scalar functor.
+template <typename Out, typename... In, typename F>
+void ew_run(const EwIter& it, F&& f) {
+  using Seq = std::index_sequence_for<In...>;
+  ew_detail::run_rows<Out, In...>(
+      it, [&](Out* o, const std::tuple<const In*...>& in, int64_t m, int64_t, int64_t,
+              char* const*) { ew_detail::core(o, in, m, f, Seq{}); });
+}
+
+// ew_run for ops whose upstream result depends on the path taken (Note [Vector and scalar
+// paths], elementwise_loop.cpp): as upstream's cpu_kernel_vec, on a vectorised row the elements
+// before the last n % block use `vec` and the rest `scalar`; other rows use `scalar` throughout.
+template <typename Out, typename... In, typename FV, typename FS>
+void ew_run_split(const EwIter& it, FV&& vec, FS&& scalar) {
+  using Seq = std::index_sequence_for<In...>;
+  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(Out);
+  bool vectorised = ew_detail::row_is_vectorised(it);
+  ew_detail::run_rows<Out, In...>(
+      it, [&](Out* o, const std::tuple<const In*...>& in, int64_t m, int64_t i0, int64_t n,
+              char* const*) {
+        int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
+        int64_t k = vec_end - i0;                           // chunk index where it starts
+        if (k <= 0) return ew_detail::core(o, in, m, scalar, Seq{});
+        if (k >= m) return ew_detail::core(o, in, m, vec, Seq{});
+        ew_detail::core(o, in, k, vec, Seq{});
+        ew_detail::core(o + k, ew_detail::advanced<In...>(in, k, Seq{}), m - k, scalar, Seq{});
+      });
+}
+
+}  // namespace tn

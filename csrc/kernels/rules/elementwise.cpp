@@ -1,0 +1,510 @@
+// The shared elementwise rule (see elementwise.h): operands, dtypes, broadcasting, outputs.
+#include "kernels/rules/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace tn {
+
+bool ew_operand_of(const Value& v, EwOperand* out) {
+  *out = EwOperand{};
+  switch (v.tag) {
+    case Value::Tag::Tensor: out->tensor = v.tensor.get(); return true;
+    case Value::Tag::Scalar: out->number = v.scalar; return true;
+    case Value::Tag::Int: out->number = Scalar::from_int(v.i); return true;
+    case Value::Tag::Double: out->number = Scalar::from_double(v.d); return true;
+    case Value::Tag::Bool: out->number = Scalar::from_bool(v.b); return true;
+    case Value::Tag::None: return false;
+    default: TN_FAIL(Internal, "torchnative internal error: an elementwise operand is not a "
+                     "tensor or a number");
+  }
+}
+
+const char* c10_dtype_name(ScalarType t) {
+  static const char* const kNames[] = {
+#define TN_C10_NAME(E, name, size, fl, cx, sg, ok, legacy, abbr) #E,
+      TN_FORALL_DTYPES(TN_C10_NAME)
+#undef TN_C10_NAME
+  };
+  return kNames[static_cast<int>(t)];
+}
+
+const char* typemeta_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Bool: return "bool";
+    default: return name(t);
+  }
+}
+
+std::string dims_str(const Dims& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+void broadcast_into(Dims& shape, const Dims& sizes) {
+  if (shape == sizes) return;
+  size_t nd = std::max(shape.size(), sizes.size());
+  Dims out(nd);
+  for (size_t k = 0; k < nd; ++k) {  // k counts from the last dimension
+    size_t i = nd - 1 - k;
+    int64_t a = k < shape.size() ? shape[shape.size() - 1 - k] : 1;
+    int64_t b = k < sizes.size() ? sizes[sizes.size() - 1 - k] : 1;
+    TN_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a,
+             ") must match the size of tensor b (", b, ") at non-singleton dimension ", i);
+    out[i] = a == 1 ? b : a;
+  }
+  shape = std::move(out);
+}
+
+// --- dtypes ---------------------------------------------------------------------------------
+
+namespace {
+
+void add_to_result_type(ResultType& rt, const EwOperand& op) {
+  if (op.is_number())
+    rt.add_number(op.number.default_dtype());
+  else
+    rt.add_tensor(op.tensor->dtype(), op.tensor->dim() == 0);
+}
+
+}  // namespace
+
+EwSpec ew_dtypes(const Call& c, const EwRule& r) {
+  EwSpec s;
+  s.variant = r.variant;
+  for (int k = 0; k < r.operands.n; ++k)
+    if (ew_operand_of(c.arg(r.operands.idx[k]), &s.ops[s.n])) ++s.n;
+  ResultType rt;
+  EwOperand op;
+  for (int k = 0; k < r.dtype_from.n; ++k)
+    if (ew_operand_of(c.arg(r.dtype_from.idx[k]), &op)) add_to_result_type(rt, op);
+  s.common = rt.result();
+  if (r.result_dtype) {
+    s.common = r.result_dtype(c, s.common);
+  } else if (r.dtype == EwDtype::CommonFloat && !is_floating(s.common)) {
+    s.common = default_float_dtype();
+  }
+  s.result = r.dtype == EwDtype::Bool ? ScalarType::Bool : s.common;
+  return s;
+}
+
+// --- overlap --------------------------------------------------------------------------------
+
+namespace {
+
+// Upstream's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
+bool non_overlapping_and_dense(const Dims& sizes, const Dims& strides) {
+  size_t nd = sizes.size();
+  if (nd == 0) return true;
+  if (nd == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<size_t> perm(nd);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t require = 1;
+  for (size_t i : perm) {
+    if (sizes[i] < 2) return true;
+    if (strides[i] != require) return false;
+    require *= sizes[i];
+  }
+  return true;
+}
+
+bool non_overlapping_and_dense(const TensorImpl& t) {
+  return t.is_contiguous() || non_overlapping_and_dense(t.sizes(), t.strides());
+}
+
+}  // namespace
+
+void check_no_internal_overlap(const TensorImpl& out) {
+  if (non_overlapping_and_dense(out)) return;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    TN_CHECK(!(out.stride(d) == 0 && out.size(d) > 1),
+             "unsupported operation: more than one element of the written-to tensor refers to a "
+             "single memory location. Please clone() the tensor before performing the operation.");
+  }
+}
+
+// Upstream's get_overlap_status, reduced to "partial overlap": both dense, same storage, and
+// their byte ranges intersect without being the same elements in the same order.
+void check_no_partial_overlap(const TensorImpl& out, const TensorImpl& in) {
+  if (&out == &in || out.numel() == 0 || in.numel() == 0) return;
+  if (out.storage().get() != in.storage().get()) return;
+  if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(in)) return;
+  auto range = [](const TensorImpl& t, int64_t* begin, int64_t* end) {
+    *begin = t.storage_offset() * t.itemsize();
+    *end = *begin + t.numel() * t.itemsize();
+  };
+  int64_t a0, a1, b0, b1;
+  range(out, &a0, &a1);
+  range(in, &b0, &b1);
+  bool full = a0 == b0 && a1 == b1 && out.strides() == in.strides() &&
+              out.itemsize() == in.itemsize();
+  bool overlaps = a0 < b1 && b0 < a1;
+  TN_CHECK(full || !overlaps,
+           "unsupported operation: some elements of the input tensor and the written-to tensor "
+           "refer to a single memory location, which may cause incorrect results. Please clone() "
+           "the tensor before performing the operation.");
+}
+
+// --- the rule ---------------------------------------------------------------------------------
+
+namespace {
+
+const TensorImpl* written_tensor(const Call& c, const EwRule& r) {
+  if (r.variant == EwVariant::InPlace) return c.tensor(0).get();
+  if (r.variant == EwVariant::Out) return c.tensor(c.args.size() - 1).get();
+  return nullptr;
+}
+
+}  // namespace
+
+EwSpec ew_spec(const Call& c, const EwRule& r) {
+  EwSpec s = ew_dtypes(c, r);
+  if (r.pre) r.pre(c, s);
+  if (const TensorImpl* out = written_tensor(c, r)) {
+    check_no_internal_overlap(*out);
+    for (int k = 0; k < s.n; ++k)
+      if (!s.ops[k].is_number()) check_no_partial_overlap(*out, *s.ops[k].tensor);
+  }
+  for (int k = 0; k < s.n; ++k)
+    if (!s.ops[k].is_number()) broadcast_into(s.shape, s.ops[k].tensor->sizes());
+  return s;
+}
+
+// Note [Output layout]: upstream's TensorIterator gives a new output the inputs' memory layout
+// rather than always a contiguous one (exp(x.t()) is transposed, like x.t()). In its order:
+//  1. every tensor operand has the broadcast shape and is contiguous: contiguous; all
+//     channels-last (4-d): channels-last; all non-overlapping-and-dense with equal strides: those
+//     strides. (Upstream also counts an output that is not resized; ours only allocates outputs
+//     that are new or resized.)
+//  2. otherwise dims are sorted by the operands' strides (insertion sort, operands in order,
+//     broadcast dims ignored, ties broken by the smaller size first) and the output is
+//     contiguous in that order.
+Dims ew_output_strides(const EwSpec& s) {
+  const Dims& shape = s.shape;
+  size_t nd = shape.size();
+  std::vector<const TensorImpl*> ts;
+  bool same_shape = true, has_scalars = false, has_tensors = false;
+  for (int k = 0; k < s.n; ++k) {
+    if (s.ops[k].is_number()) {
+      has_scalars = true;  // a 0-dim wrapped number
+      if (nd != 0) same_shape = false;
+      continue;
+    }
+    const TensorImpl* t = s.ops[k].tensor;
+    ts.push_back(t);
+    (t->dim() == 0 ? has_scalars : has_tensors) = true;
+    if (t->sizes() != shape) same_shape = false;
+  }
+  if (has_scalars && has_tensors) same_shape = false;
+  if (same_shape && !ts.empty()) {
+    bool contiguous = true, channels_last = true, dense = true;
+    for (const TensorImpl* t : ts) {
+      contiguous = contiguous && t->is_contiguous();
+      if (nd != 4) {
+        channels_last = false;
+      } else {
+        int64_t expected = 1;
+        for (int d : {1, 3, 2, 0}) {
+          if (t->size(d) == 1) continue;
+          if (t->stride(d) != expected) channels_last = false;
+          expected *= t->size(d);
+        }
+      }
+      dense = dense && non_overlapping_and_dense(*t);
+    }
+    if (contiguous) return contiguous_strides(shape);
+    if (channels_last) {
+      Dims st(4);
+      st[1] = 1;
+      st[3] = shape[1];
+      st[2] = st[3] * shape[3];
+      st[0] = st[2] * shape[2];
+      return st;
+    }
+    if (dense) {
+      bool equal = true;
+      for (const TensorImpl* t : ts) equal = equal && t->strides() == ts.back()->strides();
+      if (equal) return ts.back()->strides();
+    }
+  }
+  // Each operand's strides over the broadcast shape (0 where it broadcasts).
+  std::vector<Dims> strides;
+  for (const TensorImpl* t : ts) {
+    Dims st(nd, 0);
+    size_t off = nd - t->dim();
+    for (int64_t i = 0; i < t->dim(); ++i)
+      st[off + i] = (t->size(i) == 1 && shape[off + i] != 1) ? 0 : t->stride(i);
+    strides.push_back(std::move(st));
+  }
+  // perm[0] is the fastest-moving dim; starts as the reverse of the dims.
+  std::vector<size_t> perm(nd);
+  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto should_swap = [&](size_t d0, size_t d1) {
+    for (const Dims& st : strides) {
+      int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      int cmp = should_swap(perm[d0], perm[d1]);
+      if (cmp > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  bool inverted = true;
+  for (size_t j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - 1 - j;
+  if (inverted) return contiguous_strides(shape);
+  Dims out(nd);
+  int64_t next = 1;
+  for (size_t j = 0; j < nd; ++j) {
+    out[perm[j]] = next;
+    next *= shape[perm[j]];
+  }
+  return out;
+}
+
+void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides) {
+  if (out.sizes() == shape) return;
+  size_t need = storage_bytes_needed(shape, strides, out.storage_offset(), out.itemsize());
+  if (out.storage()->nbytes() < need) out.storage()->resize(need);
+  out.set_sizes_strides(shape, strides, out.storage_offset());
+}
+
+namespace {
+Dims new_output_strides(const EwRule& r, const EwSpec& s) {
+  return r.contiguous_output ? contiguous_strides(s.shape) : ew_output_strides(s);
+}
+}  // namespace
+
+Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
+  if (r.variant == EwVariant::Functional) {
+    const TensorImpl* first = nullptr;
+    for (int k = 0; k < s.n && !first; ++k) first = s.ops[k].tensor;
+    TN_ASSERT(first);
+    Dims strides = new_output_strides(r, s);
+    size_t nbytes = storage_bytes_needed(s.shape, strides, 0, itemsize(s.result));
+    Storage st = make<StorageImpl>(nbytes, first->device(), true);
+    return make<TensorImpl>(st, s.result, s.shape, std::move(strides), 0,
+                            first->representation());
+  }
+  const Tensor& out = r.variant == EwVariant::InPlace ? c.tensor(0) : c.tensor(c.args.size() - 1);
+  ScalarType od = out->dtype();
+  if (r.variant == EwVariant::InPlace) {
+    TN_CHECK(out->sizes() == s.shape, "output with shape ", dims_str(out->sizes()),
+             " doesn't match the broadcast shape ", dims_str(s.shape));
+  }
+  switch (r.out_check) {
+    case EwOutCheck::SafeCast:
+      TN_CHECK(od == s.common || can_cast(s.common, od), "result type ",
+               c10_dtype_name(s.common), " can't be cast to the desired output type ",
+               c10_dtype_name(od));
+      break;
+    case EwOutCheck::Any: break;
+    case EwOutCheck::Same:
+      TN_CHECK(od == s.result, "Found dtype ", c10_dtype_name(od), " but expected ",
+               c10_dtype_name(s.result));
+      break;
+    case EwOutCheck::Exact:
+      TN_CHECK(od == s.result, "Expected out tensor to have dtype ", typemeta_name(s.result),
+               ", but got ", typemeta_name(od), " instead");
+      break;
+  }
+  if (r.variant == EwVariant::Out && out->sizes() != s.shape) {
+    // An out= tensor of the wrong shape is resized (upstream also warns when it had elements).
+    resize_output(*out, s.shape, new_output_strides(r, s));
+  }
+  return out;
+}
+
+void ew_meta_run(Call& c, const EwRule& r) {
+  EwSpec s = ew_spec(c, r);
+  Tensor out = ew_output(c, r, s);
+  if (r.post) r.post(c, s);
+  if (r.variant != EwVariant::Functional && out->representation() == Representation::Meta)
+    out->bump_version();
+  c.ret(std::move(out));
+}
+
+// --- Scalar range checks ---------------------------------------------------------------------
+
+namespace {
+
+const char* scalar_cpp_name(ScalarType t) {  // the names Scalar::to<T>() reports
+  switch (t) {
+    case ScalarType::Byte: return "uint8_t";
+    case ScalarType::Char: return "int8_t";
+    case ScalarType::Short: return "int16_t";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "int64_t";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Bool: return "bool";
+    default: return name(t);
+  }
+}
+
+// [lowest, max] of each dtype, as doubles.
+void dtype_range(ScalarType t, double* lo, double* hi) {
+  switch (t) {
+    case ScalarType::Bool: *lo = 0; *hi = 1; return;
+    case ScalarType::Byte: *lo = 0; *hi = 255; return;
+    case ScalarType::Char: *lo = -128; *hi = 127; return;
+    case ScalarType::Short: *lo = -32768; *hi = 32767; return;
+    case ScalarType::Int: *lo = -2147483648.0; *hi = 2147483647.0; return;
+    case ScalarType::Long: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; return;
+    case ScalarType::Half: *lo = -65504; *hi = 65504; return;
+    case ScalarType::BFloat16: *lo = -3.3895313892515355e38; *hi = 3.3895313892515355e38; return;
+    case ScalarType::Float:
+      *lo = -std::numeric_limits<float>::max();
+      *hi = std::numeric_limits<float>::max();
+      return;
+    default:
+      *lo = -std::numeric_limits<double>::infinity();
+      *hi = std::numeric_limits<double>::infinity();
+  }
+}
+
+}  // namespace
+
+void check_scalar_fits(const Scalar& s, ScalarType t) {
+  if (s.is_bool() || t == ScalarType::Double) return;
+  double lo, hi;
+  dtype_range(t, &lo, &hi);
+  bool overflows;
+  if (s.is_integral()) {
+    int64_t v = s.i;
+    if (!is_floating(t) && t != ScalarType::Long && !info(t).is_signed) {
+      // Unsigned targets let negative numbers wrap (uint8: -1 is 255), down to -max.
+      overflows = static_cast<double>(v) > hi || (v < 0 && -static_cast<double>(v) > hi);
+    } else {
+      overflows = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
+    }
+    if (t == ScalarType::Long) overflows = false;
+  } else {
+    double v = s.d;
+    if (std::isinf(v) && is_floating(t)) return;
+    overflows = std::isnan(v) ? !is_floating(t) : (v < lo || v > hi);
+  }
+  TN_CHECK(!overflows, "value cannot be converted to type ", scalar_cpp_name(t),
+           " without overflow");
+}
+
+// --- the ops' own checks ---------------------------------------------------------------------
+
+namespace {
+const Tensor& out_arg(const Call& c) { return c.tensor(c.args.size() - 1); }
+}  // namespace
+
+void ew_check_alpha(const Call& c, const EwSpec& s) {
+  Scalar alpha = c.scalar(2);
+  TN_CHECK(!alpha.is_bool() || s.common == ScalarType::Bool,
+           "Boolean alpha only supported for Boolean results.");
+  TN_CHECK(is_floating(s.common) || !alpha.is_floating(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void ew_check_sub(const Call&, const EwSpec& s) {
+  bool a = s.ops[0].dtype() == ScalarType::Bool, b = s.ops[1].dtype() == ScalarType::Bool;
+  TN_CHECK(!(a && b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+           "Use the `^` or `logical_xor()` operator instead.");
+  TN_CHECK(!a && !b, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+void ew_check_div_mode(const Call& c, const EwSpec&) {
+  const Value& mode = c.arg(2);
+  if (mode.is_none()) return;
+  TN_CHECK(mode.str == "trunc" || mode.str == "floor",
+           "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+           mode.str, "'");
+}
+
+ScalarType ew_div_mode_dtype(const Call& c, ScalarType common) {
+  return c.arg(2).is_none() && !is_floating(common) ? default_float_dtype() : common;
+}
+
+void ew_check_pow_scalar(const Call& c, const EwSpec& s) {
+  Scalar e = c.scalar(1);
+  TN_CHECK(!(!is_floating(s.ops[0].dtype()) && e.is_integral() && e.i < 0),
+           "Integers to negative integer powers are not allowed.");
+}
+
+void ew_check_neg(const Call&, const EwSpec& s) {
+  TN_CHECK(s.ops[0].dtype() != ScalarType::Bool,
+           "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+           "invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+void ew_check_relu(const Call&, const EwSpec& s) {
+  TN_CHECK(s.ops[0].dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+}
+
+// clamp_ and clamp_min_/clamp_max_ refuse a promoted dtype in place, naming self's TypeMeta.
+void ew_check_clamp_bound(const Call&, const EwSpec& s) {
+  if (s.variant != EwVariant::InPlace) return;
+  ScalarType self = s.ops[0].dtype();
+  TN_CHECK(s.common == self, "result type ", c10_dtype_name(s.common),
+           " can't be cast to the desired output type ", typemeta_name(self));
+}
+
+void ew_check_clamp(const Call& c, const EwSpec& s) {
+  TN_CHECK(!c.arg(1).is_none() || !c.arg(2).is_none(),
+           "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ew_check_clamp_bound(c, s);
+}
+
+void ew_check_clamp_tensor(const Call& c, const EwSpec&) {
+  TN_CHECK(!c.arg(1).is_none() || !c.arg(2).is_none(),
+           "torch.clamp: At least one of 'min' or 'max' must not be None");
+}
+
+void ew_check_where(const Call& c, const EwSpec& s) {
+  if (s.variant == EwVariant::Out) {
+    ScalarType od = out_arg(c)->dtype();
+    TN_CHECK(od == s.result, "Expected out type to be ", c10_dtype_name(s.result), " but got ",
+             c10_dtype_name(od));
+  }
+  ScalarType cond = s.ops[0].dtype();
+  // uint8 conditions are accepted (upstream warns that this is deprecated).
+  TN_CHECK(cond == ScalarType::Bool || cond == ScalarType::Byte,
+           "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+           c10_dtype_name(cond));
+}
+
+void ew_check_nan_to_num(const Call& c, const EwSpec& s) {
+  if (s.variant != EwVariant::Out) return;
+  ScalarType od = out_arg(c)->dtype(), self = s.ops[0].dtype();
+  TN_CHECK(od == self, "nan_to_num: dtype of out: ", c10_dtype_name(od),
+           " should be same as input: ", c10_dtype_name(self));
+}
+
+}  // namespace tn
