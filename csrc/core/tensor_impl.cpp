@@ -108,6 +108,12 @@ void* TensorImpl::dense_cpu_data(const char* op_key) const {
   return data_unchecked();
 }
 
+std::string dims_str(const Dims& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
 Dims contiguous_strides(const Dims& sizes) {
   Dims strides(sizes.size());
   int64_t s = 1;

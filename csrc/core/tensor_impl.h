@@ -97,6 +97,8 @@ class TensorImpl : public RefCounted {
 
 using Tensor = Ptr<TensorImpl>;
 
+// "[2, 3]": sizes as upstream prints them in messages.
+std::string dims_str(const Dims& d);
 // Contiguous (row-major) strides for sizes.
 Dims contiguous_strides(const Dims& sizes);
 int64_t numel_of(const Dims& sizes);

@@ -173,6 +173,10 @@ PyObject* set_num_interop_threads(PyObject*, PyObject* arg) {
 
 PyObject* init_num_threads(PyObject*, PyObject*) { Py_RETURN_NONE; }
 
+// _get_default_device(): upstream's C++ default device is always the CPU (torch.device(...)
+// contexts work at the Python mode level, not here).
+PyObject* default_device(PyObject*, PyObject*) { return PyUnicode_FromString("cpu"); }
+
 // No PrivateUse1 back end is renamed here: upstream's default name.
 PyObject* privateuse1_name(PyObject*, PyObject*) { return PyUnicode_FromString("privateuseone"); }
 
@@ -183,6 +187,7 @@ PyMethodDef kFunctions[] = {
     {"set_num_interop_threads", set_num_interop_threads, METH_O, nullptr},
     {"init_num_threads", init_num_threads, METH_NOARGS, nullptr},
     {"_get_privateuse1_backend_name", privateuse1_name, METH_NOARGS, nullptr},
+    {"_get_default_device", default_device, METH_NOARGS, nullptr},
     {"_multiprocessing_init", multiprocessing_init, METH_NOARGS, nullptr},
     {"_dlpack_exchange_api", dlpack_exchange_api, METH_NOARGS, nullptr},
     {"_initExtension", init_extension, METH_O, nullptr},

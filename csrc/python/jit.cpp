@@ -160,6 +160,8 @@ const Record kRecords[] = {
     // Constructible at import; every method stays a placeholder (backward refuses by name).
     {"torch._C", "_ImperativeEngine", ""},
     {"torch._C", "CompilationUnit", "lang,_frames_up"},
+    // A guard object: functorch transforms are not implemented, so there is nothing to disable.
+    {"torch._C", "_DisableFuncTorch", ""},
     {"torch._C._dynamo.eval_frame", "_FrameExecStrategy", "cur_action,recursive_action"},
 };
 

@@ -198,6 +198,11 @@ PyObject* named_builtin(const PyMethodDef& proto, const char* name, PyObject* se
   return f;
 }
 
+// functorch's predicates: no functorch transform wraps tensors here, so every answer is False.
+const char* const kFunctorchFalse[] = {
+    "is_functorch_wrapped_tensor", "is_batchedtensor", "is_legacy_batchedtensor",
+    "is_gradtrackingtensor", "is_functionaltensor", "_are_functorch_transforms_active"};
+
 // Build flags: explicit answers, never placeholders (PRIOR_ART.md, wall 8).
 const std::pair<const char*, bool> kBuildFlags[] = {
     {"_has_cuda", false},    {"_has_magma", false},      {"_has_xpu", false},
@@ -310,6 +315,17 @@ bool init_state() {
         !add(c, r.query, named_builtin(registry_query_def, r.query, set)))
       return false;
     Py_DECREF(set);
+  }
+  // Functionalization wraps no tensor here either (torch._is_functional_tensor and friends).
+  for (const char* n : {"_is_functional_tensor", "_is_functional_tensor_base"}) {
+    PyObject* a = PyLong_FromLong(static_cast<long>(Answer::False));
+    if (!add("torch._C._VariableFunctions", n, named_builtin(fixed_def, n, a))) return false;
+    Py_DECREF(a);
+  }
+  for (const char* n : kFunctorchFalse) {
+    PyObject* a = PyLong_FromLong(static_cast<long>(Answer::False));
+    if (!add("torch._C._functorch", n, named_builtin(fixed_def, n, a))) return false;
+    Py_DECREF(a);
   }
   for (PyMethodDef* d = kTlsFunctions; d->ml_name; ++d)
     if (!add(c, d->ml_name, named_builtin(*d, d->ml_name, nullptr))) return false;

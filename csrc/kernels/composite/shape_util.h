@@ -15,15 +15,6 @@
 
 namespace tn {
 
-// "[2, 3]" as upstream prints sizes in messages.
-inline std::string dims_str(const Dims& d) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
-  os << "]";
-  return os.str();
-}
-
 // Upstream's maybe_wrap_dim: a 0-dim tensor accepts dims 0 and -1; IndexError otherwise.
 inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
   int64_t n = ndim <= 0 ? 1 : ndim;

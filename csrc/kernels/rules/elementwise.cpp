@@ -47,12 +47,6 @@ const char* typemeta_name(ScalarType t) {
   }
 }
 
-std::string dims_str(const Dims& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
 void broadcast_into(Dims& shape, const Dims& sizes) {
   if (shape == sizes) return;
   size_t nd = std::max(shape.size(), sizes.size());

@@ -117,7 +117,6 @@ void ew_meta(Call& c) {
 // must match the size of tensor b (4) at non-singleton dimension 1").
 void broadcast_into(Dims& shape, const Dims& sizes);
 // "[2, 3]", as upstream prints sizes in messages.
-std::string dims_str(const Dims& d);
 // Upstream's C++ names in messages: c10 "Float", "Long"; TypeMeta "float", "long int".
 const char* c10_dtype_name(ScalarType t);
 const char* typemeta_name(ScalarType t);

@@ -78,14 +78,6 @@ const char* cpp_name(ScalarType t) {
   }
 }
 
-std::string dims_str(const Dims& d) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
-  os << "]";
-  return os.str();
-}
-
 Dims broadcast_shapes(const Dims& a, const Dims& b) {
   size_t n = std::max(a.size(), b.size());
   Dims out(n);

@@ -28,7 +28,6 @@ void check_supported(const Tensor& t, const std::string& op);
 // Upstream's spellings: "Float" (ScalarType names) and "float" (C++ type names, TypeMeta).
 const char* enum_name(ScalarType t);
 const char* cpp_name(ScalarType t);
-std::string dims_str(const Dims& d);  // "[2, 3]"
 // Broadcasts two shapes as upstream (RuntimeError naming the first mismatching dim).
 Dims broadcast_shapes(const Dims& a, const Dims& b);
 // A view of t expanded to sizes (stride 0 on broadcast dims); sizes must be broadcast-compatible.

@@ -1,0 +1,61 @@
+// Tensor predicates that are operators upstream: the math-bit flags (conj, neg, zerotensor) are
+// never set on our tensors, and the rest answer from metadata. Valid for every representation.
+#include <algorithm>
+
+#include "dispatch/kernel.h"
+
+namespace tn {
+namespace {
+
+void always_false(Call& c) { c.ret(Value::of_bool(false)); }
+
+// is_same_size(Tensor self, Tensor other) -> bool
+void is_same_size(Call& c) { c.ret(Value::of_bool(c.tensor(0)->sizes() == c.tensor(1)->sizes())); }
+
+// is_floating_point / is_complex / is_signed (Tensor self) -> bool
+void is_floating_point(Call& c) { c.ret(Value::of_bool(is_floating(c.tensor(0)->dtype()))); }
+void is_complex(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_complex)); }
+void is_signed(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_signed)); }
+
+TN_REGISTER_COMPOSITE("aten::_is_zerotensor", always_false);
+TN_REGISTER_COMPOSITE("aten::is_conj", always_false);
+TN_REGISTER_COMPOSITE("aten::is_neg", always_false);
+TN_REGISTER_COMPOSITE("aten::is_inference", always_false);
+TN_REGISTER_COMPOSITE("aten::is_same_size", is_same_size);
+TN_REGISTER_COMPOSITE("aten::is_floating_point", is_floating_point);
+TN_REGISTER_COMPOSITE("aten::is_complex", is_complex);
+TN_REGISTER_COMPOSITE("aten::is_signed", is_signed);
+
+}  // namespace
+}  // namespace tn
+
+namespace tn {
+namespace {
+
+// masked_select(Tensor self, Tensor mask) -> Tensor: the elements where the (broadcast) mask is
+// true, as a 1-D tensor; boolean indexing of the broadcast pair.
+void masked_select(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& mask = c.tensor(1);
+  TN_CHECK(mask->dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  size_t nd = std::max(self->sizes().size(), mask->sizes().size());
+  Dims shape(nd, 1);
+  for (size_t k = 0; k < nd; ++k) {  // k counts from the last dimension
+    int64_t a = k < self->sizes().size() ? self->sizes()[self->sizes().size() - 1 - k] : 1;
+    int64_t b = k < mask->sizes().size() ? mask->sizes()[mask->sizes().size() - 1 - k] : 1;
+    TN_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a,
+             ") must match the size of tensor b (", b, ") at non-singleton dimension ",
+             nd - 1 - k);
+    shape[nd - 1 - k] = a == 1 ? b : a;
+  }
+  Tensor s = call_tensor("aten::expand", {Value::of(self), Value::of_ints(shape)});
+  Tensor m = call_tensor("aten::expand", {Value::of(mask), Value::of_ints(shape)});
+  Value indices;
+  indices.tag = Value::Tag::OptTensorList;
+  indices.tensors = {m};
+  c.ret(call_tensor("aten::index.Tensor", {Value::of(s), indices}));
+}
+TN_REGISTER_COMPOSITE("aten::masked_select", masked_select);
+
+}  // namespace
+}  // namespace tn
