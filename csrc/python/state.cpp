@@ -157,6 +157,7 @@ const Fixed kFixed[] = {
     {"_set_fp32_precision_setter", Answer::None},
     {"_warn_deprecation", Answer::None},
     {"_tracer_warn_use_python", Answer::None},
+    {"_is_tracing", Answer::False},  // the JIT tracer is not implemented: never tracing
     // Upstream renames the tp_name of legacy storage classes; heap types print by __module__.
     {"_init_names", Answer::None},
     // torch.manual_seed asks whether MTIA is in a bad fork; there is no MTIA here.

@@ -20,6 +20,19 @@ PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* sel
 bool is_storage(PyObject* o);      // storage.cpp
 Storage storage_of(PyObject* o);
 
+PyObject* maybe_handle_torch_function(const char* module, const char* name, PyObject* args,
+                                      PyObject* kwargs, bool* handled);  // torch_function.cpp
+
+// torch.tensor & co. are device constructors: `with torch.device(...)` intercepts them through
+// the torch-function mode stack, as upstream's do.
+#define TN_TORCH_FUNCTION_HOOK(name)                                                        \
+  do {                                                                                      \
+    bool handled;                                                                           \
+    PyObject* r = maybe_handle_torch_function("torch._C._VariableFunctions", name, args,    \
+                                              kwargs, &handled);                            \
+    if (handled) return r;                                                                  \
+  } while (0)
+
 namespace {
 
 // --- buffer formats ------------------------------------------------------------------------
@@ -304,6 +317,7 @@ PyObject* finish(Tensor t, const Options& o) {
 
 // torch.tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)
 PyObject* torch_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  TN_TORCH_FUNCTION_HOOK("tensor");
   static const char* kw[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
   PyObject *data, *dtype = nullptr, *device = nullptr, *rg = nullptr, *pin = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO:tensor", const_cast<char**>(kw), &data,
@@ -324,6 +338,7 @@ PyObject* torch_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
 
 // torch.as_tensor(data, dtype=None, device=None): shares data when no conversion is needed.
 PyObject* torch_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  TN_TORCH_FUNCTION_HOOK("as_tensor");
   static const char* kw[] = {"data", "dtype", "device", nullptr};
   PyObject *data, *dtype = nullptr, *device = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:as_tensor", const_cast<char**>(kw), &data,
@@ -436,6 +451,7 @@ PyObject* tensor_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
 // torch.asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False): shares obj's
 // memory when it can. A storage is read as dtype (int64 when not given, as upstream).
 PyObject* torch_asarray(PyObject*, PyObject* args, PyObject* kwargs) {
+  TN_TORCH_FUNCTION_HOOK("asarray");
   static const char* kw[] = {"obj", "dtype", "device", "copy", "requires_grad", nullptr};
   PyObject *data, *dtype = nullptr, *device = nullptr, *copy = Py_None, *rg = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO:asarray", const_cast<char**>(kw), &data,

@@ -277,6 +277,39 @@ PyObject* handle_torch_function(PyObject* public_api, PyObject* self, PyObject* 
   return r;
 }
 
+// For hand-written functions taking (args, kwargs): hands the call to
+// torch.overrides.handle_torch_function when a mode is active or an argument overrides.
+// Returns nullptr with no error set when the call should proceed normally.
+PyObject* maybe_handle_torch_function(const char* module, const char* name, PyObject* args,
+                                      PyObject* kwargs, bool* handled) {
+  *handled = false;
+  if (t_state == kAllDisabled) return nullptr;
+  bool needed = mode_active();
+  for (Py_ssize_t i = 0; !needed && i < PyTuple_GET_SIZE(args); ++i)
+    needed = any_overrides_in(PyTuple_GET_ITEM(args, i));
+  if (!needed) return nullptr;
+  *handled = true;
+  PyObject* api = PyObject_GetAttrString(tn::py::module(module), name);
+  if (!api) return nullptr;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  std::vector<PyObject*> flat;
+  for (Py_ssize_t i = 0; i < n; ++i) flat.push_back(PyTuple_GET_ITEM(args, i));
+  PyObject* kwnames = nullptr;
+  if (kwargs && PyDict_Size(kwargs)) {
+    kwnames = PyTuple_New(PyDict_Size(kwargs));
+    PyObject *k, *v;
+    Py_ssize_t pos = 0, j = 0;
+    while (PyDict_Next(kwargs, &pos, &k, &v)) {
+      PyTuple_SET_ITEM(kwnames, j++, Py_NewRef(k));
+      flat.push_back(v);
+    }
+  }
+  PyObject* r = handle_torch_function(api, nullptr, flat.data(), n, kwnames);
+  Py_XDECREF(kwnames);
+  Py_DECREF(api);
+  return r;
+}
+
 bool init_torch_function() {
   if (PyType_Ready(&SubclassGuardType) != 0 || PyType_Ready(&AllGuardType) != 0) return false;
   PyObject* enum_mod = PyImport_ImportModule("enum");
