@@ -17,13 +17,14 @@ import json
 import os
 import subprocess
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import ROOT, UPSTREAM
 
-DRIVER = ROOT / "build" / "tn_core_tests"
+DRIVER = Path(os.environ.get("TN_AGREE_DRIVER", ROOT / "build" / "tn_core_tests"))
 CASES = ROOT / "tests" / "upstream_elementwise_cases.py"
 NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "uint8": np.uint8,
       "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "bool": np.bool_}

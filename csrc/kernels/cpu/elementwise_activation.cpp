@@ -2,13 +2,17 @@
 // approximation), silu. The formulas and their order of operations are upstream's scalar
 // kernels; float16/bfloat16 compute in float.
 //
-// Numerics: std:: functions. Upstream's vectorised float32 kernels (contiguous runs of 32
-// elements) compute sigmoid and silu with SLEEF's expf_u10, gelu('none') with its own erf
-// polynomial and gelu('tanh') with SLEEF's tanhf_u10; upstream's strided and tail elements use the
-// same std:: functions as here (measured bit-identical). The agreement tests measure the rest.
+// Numerics: upstream's scalar path uses std:: functions, as here (measured bit-identical on
+// strided inputs); its SIMD path (Note [Vector and scalar paths]) computes sigmoid and silu with
+// SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
+// (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
+// (elementwise_sleef.h) these agree bit for bit. Upstream's contiguous float32 and bfloat16
+// gelu('none') run oneDNN's gelu_erf, and its float64 one a newer SLEEF's erf, neither of which is
+// reproduced; the agreement tests measure them.
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"
+#include "kernels/cpu/elementwise_sleef.h"
 
 namespace tn {
 namespace {
@@ -22,7 +26,8 @@ void sigmoid_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "sigmoid_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run<T, T>(it, [](A a) { return A(1) / (A(1) + std::exp(-a)); });
+    ew_run_simd<T, T>(it, [](A a) { return A(1) / (A(1) + sleef::exp(A(0) - a)); },
+                      [](A a) { return A(1) / (A(1) + std::exp(-a)); });
   });
 }
 
@@ -54,6 +59,7 @@ TN_REGISTER_ELEMENTWISE("aten::relu.out", kReluOX, relu_compute);
 // gelu(x, approximate) (approximate is argument 1):
 //   'none': x * 0.5 * (1 + erf(x / sqrt(2)))
 //   'tanh': 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+// upstream's compiler fuses x + 0.044715 * x^3 into an FMA on both paths (measured).
 void gelu_compute(EwIter& it, const Call& c) {
   const std::string& approximate = c.arg(1).str;
   TN_CHECK(approximate == "none" || approximate == "tanh",
@@ -65,14 +71,27 @@ void gelu_compute(EwIter& it, const Call& c) {
     if (tanh_form) {
       const A beta = static_cast<A>(M_SQRT2 * M_2_SQRTPI * 0.5);
       const A kappa = static_cast<A>(0.044715);
-      ew_run<T, T>(it, [=](A x) {
-        A x_cube = x * x * x;
-        A inner = beta * (x + kappa * x_cube);
-        return A(0.5) * x * (A(1) + std::tanh(inner));
-      });
+      auto inner = [=](A x) { return beta * std::fma(kappa, x * x * x, x); };
+      ew_run_simd<T, T>(it, [=](A x) { return A(0.5) * x * (A(1) + sleef::tanh(inner(x))); },
+                        [=](A x) { return A(0.5) * x * (A(1) + std::tanh(inner(x))); });
     } else {
       const A alpha = static_cast<A>(M_SQRT1_2);
-      ew_run<T, T>(it, [=](A x) { return x * A(0.5) * (A(1) + std::erf(x * alpha)); });
+      auto scalar = [=](A x) { return x * A(0.5) * (A(1) + std::erf(x * alpha)); };
+      if constexpr (std::is_same_v<T, double>) {
+        // Upstream's SIMD path calls its bundled SLEEF's erf, which Debian's 3.5 does not
+        // reproduce (std::erf matches it more often: 4,009 against 3,996 of 4,096 inputs).
+        ew_run<T, T>(it, scalar);
+      } else {
+        // Upstream hands contiguous float32 and bfloat16 inputs of more than one element to
+        // oneDNN (use_mkldnn in its Activation.cpp), computed here with std::erf.
+        const TensorImpl* self = it.ops[0].tensor;
+        bool onednn = !std::is_same_v<T, Half> && self->is_contiguous() && self->numel() > 1;
+        if (onednn)
+          ew_run<T, T>(it, scalar);
+        else
+          ew_run_simd<T, T>(
+              it, [=](A x) { return x * A(0.5) * (A(1) + sleef::erf_simd(x * alpha)); }, scalar);
+      }
     }
   });
 }
@@ -89,7 +108,8 @@ void silu_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "silu_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run<T, T>(it, [](A x) { return x / (A(1) + std::exp(-x)); });
+    ew_run_simd<T, T>(it, [](A x) { return x / (A(1) + sleef::exp(-x)); },
+                      [](A x) { return x / (A(1) + std::exp(-x)); });
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
+#include "kernels/cpu/elementwise_sleef.h"
 
 namespace tn {
 namespace {
@@ -308,14 +309,18 @@ TN_REGISTER_ELEMENTWISE("aten::fmod.Scalar_out", kBinO, fmod_compute);
 // --- pow -------------------------------------------------------------------------------------
 
 // base ** exponent, both tensors (or a number base: pow.Scalar redispatches here upstream).
+// Upstream's SIMD path is SLEEF's pow, except for float16 (scalar only).
 void pow_tensor_tensor(EwIter& it) {
   ew_dispatch<kEwInts | kEwFloats>(it.common, "pow", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
+    auto scalar = [](A a, A b) { return std::pow(a, b); };
     if constexpr (m::is_int_v<T>)
       ew_run<T, T, T>(it, [](T a, T b) { return m::powi(a, b); });
+    else if constexpr (std::is_same_v<T, Half>)
+      ew_run<T, T, T>(it, scalar);
     else
-      ew_run<T, T, T>(it, [](A a, A b) { return std::pow(a, b); });
+      ew_run_simd<T, T, T>(it, [](A a, A b) { return sleef::pow(a, b); }, scalar);
   });
 }
 
@@ -365,23 +370,25 @@ void pow_ts_compute(EwIter& it, const Call& c) {
     if constexpr (m::is_int_v<T>) {
       T ei = scalar_as<T>(e, t);
       ew_run<T, T>(it, [=](T a) { return m::powi(a, ei); });
-    } else if constexpr (std::is_same_v<T, Half>) {
-      float eh = static_cast<float>(scalar_as<Half>(e, t));
-      ew_run<T, T>(it, [=](float a) { return std::pow(a, eh); });
-    } else if constexpr (std::is_same_v<T, BFloat16>) {
-      // Each bfloat16 product rounds, as upstream's BFloat16 arithmetic does.
-      float eb = static_cast<float>(scalar_as<BFloat16>(e, t));
-      auto r = [](float v) { return static_cast<float>(BFloat16(v)); };
-      if (eb == 2.0f) ew_run<T, T>(it, [](float a) { return a * a; });
-      else if (eb == 3.0f) ew_run<T, T>(it, [=](float a) { return r(a * a) * a; });
-      else if (eb == -2.0f) ew_run<T, T>(it, [=](float a) { return 1.0f / r(a * a); });
-      else ew_run<T, T>(it, [=](float a) { return std::pow(a, eb); });
+    } else if constexpr (is_reduced_float_v<T>) {
+      // The exponent is rounded to the dtype, and each float16/bfloat16 product rounds, as
+      // upstream's arithmetic on them does (float16 has no shortcuts upstream).
+      float er = static_cast<float>(scalar_as<T>(e, t));
+      auto r = [](float v) { return static_cast<float>(T(v)); };
+      bool shortcuts = std::is_same_v<T, BFloat16>;
+      if (shortcuts && er == 2.0f) ew_run<T, T>(it, [](float a) { return a * a; });
+      else if (shortcuts && er == 3.0f) ew_run<T, T>(it, [=](float a) { return r(a * a) * a; });
+      else if (shortcuts && er == -2.0f) ew_run<T, T>(it, [=](float a) { return 1.0f / r(a * a); });
+      else ew_run_simd<T, T>(it, [=](float a) { return sleef::pow(a, er); },
+                             [=](float a) { return std::pow(a, er); });
     } else {
       if (ed == 2.0) ew_run<T, T>(it, [](A a) { return a * a; });
       else if (ed == 3.0) ew_run<T, T>(it, [](A a) { return a * a * a; });
       else if (ed == -2.0) ew_run<T, T>(it, [](A a) { return A(1) / (a * a); });
-      // float ** double computes in double, as upstream's std::pow(float, double).
-      else ew_run<T, T>(it, [=](A a) { return static_cast<A>(std::pow(double(a), ed)); });
+      // float ** double computes in double, as upstream's std::pow(float, double); its SIMD
+      // path is SLEEF's pow with the exponent in the dtype.
+      else ew_run_simd<T, T>(it, [=](A a) { return sleef::pow(a, static_cast<A>(ed)); },
+                             [=](A a) { return static_cast<A>(std::pow(double(a), ed)); });
     }
   });
 }

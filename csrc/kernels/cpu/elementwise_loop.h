@@ -166,7 +166,9 @@ constexpr int64_t kChunk = 512;  // elements per buffered chunk: the buffers sta
 
 // o[i] = f(in[i]...) for i < m over contiguous arrays. Written in blocks of 8 so that the
 // compiler vectorises it at -O2 (GCC's cheap cost model will not vectorise a loop of unknown
-// trip count, but does vectorise the straight-line block).
+// trip count, but does vectorise the straight-line block). o may be an input's own array (in
+// place): __restrict lets the block be vectorised, which stays right for that exact aliasing;
+// partial overlaps are refused by the rule.
 template <typename Out, typename... In, typename F, size_t... I>
 inline void core(Out* __restrict o, const std::tuple<const In*...>& in, int64_t m, F& f,
                  std::index_sequence<I...>) {

@@ -1,0 +1,50 @@
+// SLEEF entry points (see elementwise_sleef.h). sleef.h declares the FMA variants only when
+// the translation unit is compiled for FMA; these are declared here instead, and called only
+// after available() has checked the CPU.
+#include "kernels/cpu/elementwise_sleef.h"
+
+#if defined(TN_HAVE_SLEEF)
+extern "C" {
+float Sleef_expf1_u10purecfma(float);
+double Sleef_expd1_u10purecfma(double);
+float Sleef_exp2f1_u10purecfma(float);
+double Sleef_exp2d1_u10purecfma(double);
+float Sleef_expm1f1_u10purecfma(float);
+double Sleef_expm1d1_u10purecfma(double);
+float Sleef_log1pf1_u10purecfma(float);
+double Sleef_log1pd1_u10purecfma(double);
+float Sleef_tanhf1_u10purecfma(float);
+double Sleef_tanhd1_u10purecfma(double);
+float Sleef_powf1_u10purecfma(float, float);
+double Sleef_powd1_u10purecfma(double, double);
+}
+#define TN_SLEEF(f, std_f) f
+#else
+#define TN_SLEEF(f, std_f) std_f
+#endif
+
+namespace tn::sleef {
+
+bool available() {
+#if defined(TN_HAVE_SLEEF)
+  static const bool fma = __builtin_cpu_supports("fma");
+  return fma;
+#else
+  return false;
+#endif
+}
+
+float exp(float x) { return TN_SLEEF(Sleef_expf1_u10purecfma, std::exp)(x); }
+double exp(double x) { return TN_SLEEF(Sleef_expd1_u10purecfma, std::exp)(x); }
+float exp2(float x) { return TN_SLEEF(Sleef_exp2f1_u10purecfma, std::exp2)(x); }
+double exp2(double x) { return TN_SLEEF(Sleef_exp2d1_u10purecfma, std::exp2)(x); }
+float expm1(float x) { return TN_SLEEF(Sleef_expm1f1_u10purecfma, std::expm1)(x); }
+double expm1(double x) { return TN_SLEEF(Sleef_expm1d1_u10purecfma, std::expm1)(x); }
+float log1p(float x) { return TN_SLEEF(Sleef_log1pf1_u10purecfma, std::log1p)(x); }
+double log1p(double x) { return TN_SLEEF(Sleef_log1pd1_u10purecfma, std::log1p)(x); }
+float tanh(float x) { return TN_SLEEF(Sleef_tanhf1_u10purecfma, std::tanh)(x); }
+double tanh(double x) { return TN_SLEEF(Sleef_tanhd1_u10purecfma, std::tanh)(x); }
+float pow(float x, float y) { return TN_SLEEF(Sleef_powf1_u10purecfma, std::pow)(x, y); }
+double pow(double x, double y) { return TN_SLEEF(Sleef_powd1_u10purecfma, std::pow)(x, y); }
+
+}  // namespace tn::sleef
