@@ -208,3 +208,22 @@ def test_backward_refuses_by_name():
     )
     got = run_json(OURS, proc_code)
     assert "run_backward" in got and "not implemented" in got, got
+
+
+PROMOTION = [
+    "(torch.tensor([1, 2, 3]) * 3.0)", "(torch.tensor([1, 2, 3]) + 1)",
+    "(torch.tensor([True]) + 1)", "(torch.tensor([True]) + True)",
+    "(torch.tensor([1.0], dtype=torch.float16) + 2.5)", "(torch.tensor([1, 2]) / 2)",
+    "(torch.tensor([1, 2], dtype=torch.int32) + torch.tensor(5))",
+    "(torch.tensor([1, 2], dtype=torch.int32) + torch.tensor(5.0, dtype=torch.float64))",
+    "(torch.tensor([1, 2], dtype=torch.uint8) + torch.tensor([1], dtype=torch.int8))",
+    "(torch.tensor([0.5], dtype=torch.bfloat16) * torch.tensor([2.0], dtype=torch.float16))",
+    "(2 - torch.tensor([1.5]))", "(3 * torch.tensor([2]))",
+    "(torch.tensor([1.0]) @ torch.tensor([2.0]))",
+    "(torch.tensor([[1.0, 2.0]]) > 1.5)", "(torch.tensor([1, 2]) == 2)",
+]
+
+
+def test_python_operators_promote_as_upstream():
+    """Python numbers reach kernels as wrapped numbers: they only raise the category."""
+    compare_cases(PROMOTION)

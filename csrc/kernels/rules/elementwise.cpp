@@ -69,6 +69,8 @@ namespace {
 void add_to_result_type(ResultType& rt, const EwOperand& op) {
   if (op.is_number())
     rt.add_number(op.number.default_dtype());
+  else if (op.tensor->is_wrapped_number())  // a Python number the binder wrapped (x * 3.0)
+    rt.add_number(op.tensor->dtype());
   else
     rt.add_tensor(op.tensor->dtype(), op.tensor->dim() == 0);
 }
