@@ -10,4 +10,20 @@ const ScalarTypeInfo kScalarTypeInfo[kNumScalarTypes] = {
 #undef TN_INFO
 };
 
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    default: return name(t);
+  }
+}
+
 }  // namespace tn

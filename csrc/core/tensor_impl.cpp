@@ -108,6 +108,20 @@ void* TensorImpl::dense_cpu_data(const char* op_key) const {
   return data_unchecked();
 }
 
+Dims broadcast_shapes(const Dims& a, const Dims& b) {
+  size_t n = a.size() > b.size() ? a.size() : b.size();
+  Dims out(n);
+  for (size_t k = 0; k < n; ++k) {  // k counts from the last dimension
+    int64_t x = k < a.size() ? a[a.size() - 1 - k] : 1;
+    int64_t y = k < b.size() ? b[b.size() - 1 - k] : 1;
+    TN_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x,
+             ") must match the size of tensor b (", y, ") at non-singleton dimension ",
+             n - 1 - k);
+    out[n - 1 - k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
 std::string dims_str(const Dims& d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);

@@ -97,6 +97,8 @@ class TensorImpl : public RefCounted {
 
 using Tensor = Ptr<TensorImpl>;
 
+// Upstream's infer_size: the broadcast of two shapes (RuntimeError naming the clashing dim).
+Dims broadcast_shapes(const Dims& a, const Dims& b);
 // "[2, 3]": sizes as upstream prints them in messages.
 std::string dims_str(const Dims& d);
 // Contiguous (row-major) strides for sizes.

@@ -96,25 +96,36 @@ Tensor apply_index(const Tensor& self, PyObject* items, std::vector<Tensor>* adv
   return cur;
 }
 
-PyObject* getitem(PyObject* self, PyObject* index) {
-  TN_PY_TRY
+// The basic-indexing view of self for a Python index; `adv` gets the advanced indices.
+Tensor index_view(PyObject* self, PyObject* index, std::vector<Tensor>* adv, bool* has_adv) {
   PyObject* items = index_items(index);
-  std::vector<Tensor> adv;
-  bool has_adv = false;
-  Tensor view;
+  if (!items) throw PythonErrorSet();
   try {
-    view = apply_index(Tensor(impl_of(self)), items, &adv, &has_adv);
+    Tensor view = apply_index(Tensor(impl_of(self)), items, adv, has_adv);
+    Py_DECREF(items);
+    return view;
   } catch (...) {
     Py_DECREF(items);
     throw;
   }
-  Py_DECREF(items);
+}
+
+// Advanced indices as the Tensor?[] argument of index.Tensor / index_put_ (trailing Nones cut).
+Value index_list(const std::vector<Tensor>& adv) {
+  Value list;
+  list.tag = Value::Tag::OptTensorList;
+  list.tensors = adv;
+  while (!list.tensors.empty() && !list.tensors.back()) list.tensors.pop_back();
+  return list;
+}
+
+PyObject* getitem(PyObject* self, PyObject* index) {
+  TN_PY_TRY
+  std::vector<Tensor> adv;
+  bool has_adv = false;
+  Tensor view = index_view(self, index, &adv, &has_adv);
   if (has_adv) {
-    Value list;
-    list.tag = Value::Tag::OptTensorList;
-    list.tensors = adv;
-    while (!list.tensors.empty() && !list.tensors.back()) list.tensors.pop_back();
-    view = call_tensor("aten::index.Tensor", {V(view), list});
+    view = call_tensor("aten::index.Tensor", {V(view), index_list(adv)});
   } else if (view.get() == impl_of(self)) {
     view = call_tensor("aten::alias", {V(view)});  // x[...] is a new view, as upstream
   }
@@ -128,17 +139,9 @@ int setitem(PyObject* self, PyObject* index, PyObject* value) {
     return -1;
   }
   TN_PY_TRY
-  PyObject* items = index_items(index);
   std::vector<Tensor> adv;
   bool has_adv = false;
-  Tensor view;
-  try {
-    view = apply_index(Tensor(impl_of(self)), items, &adv, &has_adv);
-  } catch (...) {
-    Py_DECREF(items);
-    throw;
-  }
-  Py_DECREF(items);
+  Tensor view = index_view(self, index, &adv, &has_adv);
   Value v;
   if (is_tensor(value)) {
     v = V(Tensor(impl_of(value)));
@@ -155,11 +158,7 @@ int setitem(PyObject* self, PyObject* index, PyObject* value) {
     if (v.tag != Value::Tag::Tensor)
       v = Value::of(call_tensor("aten::scalar_tensor",
                                 {Value::of_scalar(v.scalar), Value::of_dtype(view->dtype())}));
-    Value list;
-    list.tag = Value::Tag::OptTensorList;
-    list.tensors = adv;
-    while (!list.tensors.empty() && !list.tensors.back()) list.tensors.pop_back();
-    call("aten::index_put_", {V(view), list, v, Value::of_bool(false)});
+    call("aten::index_put_", {V(view), index_list(adv), v, Value::of_bool(false)});
   } else if (v.tag == Value::Tag::Tensor) {
     call("aten::copy_", {V(view), v});
   } else {

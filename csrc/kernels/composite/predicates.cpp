@@ -38,16 +38,7 @@ void masked_select(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& mask = c.tensor(1);
   TN_CHECK(mask->dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
-  size_t nd = std::max(self->sizes().size(), mask->sizes().size());
-  Dims shape(nd, 1);
-  for (size_t k = 0; k < nd; ++k) {  // k counts from the last dimension
-    int64_t a = k < self->sizes().size() ? self->sizes()[self->sizes().size() - 1 - k] : 1;
-    int64_t b = k < mask->sizes().size() ? mask->sizes()[mask->sizes().size() - 1 - k] : 1;
-    TN_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a,
-             ") must match the size of tensor b (", b, ") at non-singleton dimension ",
-             nd - 1 - k);
-    shape[nd - 1 - k] = a == 1 ? b : a;
-  }
+  Dims shape = broadcast_shapes(self->sizes(), mask->sizes());
   Tensor s = call_tensor("aten::expand", {Value::of(self), Value::of_ints(shape)});
   Tensor m = call_tensor("aten::expand", {Value::of(mask), Value::of_ints(shape)});
   Value indices;

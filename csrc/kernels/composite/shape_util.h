@@ -89,20 +89,6 @@ inline std::optional<Dims> view_strides(const Dims& sizes, const Dims& strides,
   return out;
 }
 
-// Upstream's infer_size for broadcasting two shapes (RuntimeError naming the clashing dim).
-inline Dims broadcast_shapes(const Dims& a, const Dims& b) {
-  size_t n = std::max(a.size(), b.size());
-  Dims out(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    TN_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da,
-             ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
 // Strides of t broadcast to `shape` (0 for broadcast dims); shape must be a broadcast of t's.
 inline Dims broadcast_strides(const TensorImpl& t, const Dims& shape) {
   Dims out(shape.size(), 0);

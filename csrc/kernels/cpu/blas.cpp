@@ -22,7 +22,7 @@ void check_mm_operands(const Tensor& a, const Tensor& b, const std::string& key)
   TN_CHECK(a->dim() == 2, "self must be a matrix");
   TN_CHECK(b->dim() == 2, "mat2 must be a matrix");
   TN_CHECK(a->dtype() == b->dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-           cpp_name(a->dtype()), " != ", cpp_name(b->dtype()));
+           cpp_type_name(a->dtype()), " != ", cpp_type_name(b->dtype()));
   TN_CHECK(a->size(1) == b->size(0), "mat1 and mat2 shapes cannot be multiplied (", a->size(0),
            "x", a->size(1), " and ", b->size(0), "x", b->size(1), ")");
   check_gemm_dtype(a, key);

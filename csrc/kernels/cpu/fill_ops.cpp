@@ -7,21 +7,6 @@
 namespace tn {
 namespace {
 
-// The C++ type name upstream's masked_fill_ message prints for a dtype ("long int" for int64).
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    default: return name(t);
-  }
-}
 
 // Upstream's checks for masked_fill_: a bool mask that broadcasts to self's shape.
 Dims masked_fill_mask_strides(const Tensor& self, const Tensor& mask) {

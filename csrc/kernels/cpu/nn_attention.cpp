@@ -34,12 +34,12 @@ SdpaShape sdpa_check(const Call& c) {
   TN_CHECK(q->dim() >= 2 && k->dim() >= 2 && v->dim() >= 2, c.key(),
            ": query, key and value must be at least 2-D");
   TN_CHECK(q->dtype() == k->dtype() && q->dtype() == v->dtype(), "Expected query, key, and value "
-           "to have the same dtype, but got query.dtype: ", cpp_name(q->dtype()), " key.dtype: ",
-           cpp_name(k->dtype()), " and value.dtype: ", cpp_name(v->dtype()), " instead.");
+           "to have the same dtype, but got query.dtype: ", cpp_type_name(q->dtype()), " key.dtype: ",
+           cpp_type_name(k->dtype()), " and value.dtype: ", cpp_type_name(v->dtype()), " instead.");
   TN_CHECK(!mask || (*mask)->dtype() == ScalarType::Bool || (*mask)->dtype() == q->dtype(),
            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-           "attn_mask.dtype: ", cpp_name((*mask)->dtype()), " and  query.dtype: ",
-           cpp_name(q->dtype()), " instead.");
+           "attn_mask.dtype: ", cpp_type_name((*mask)->dtype()), " and  query.dtype: ",
+           cpp_type_name(q->dtype()), " instead.");
   TN_CHECK(!(mask && c.to_bool(5)), "_scaled_dot_product_attention: Explicit attn_mask should "
            "not be set when is_causal=True");
   TN_CHECK_KIND(c.to_double(4) == 0, NotImplemented, c.key(), " with dropout_p>0 needs random "

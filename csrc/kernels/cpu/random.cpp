@@ -109,22 +109,6 @@ void fill_in_order(const Tensor& t, const char* key, G&& gen) {
   walk_like_iterator(t->sizes(), {t->strides()}, [&](int64_t o, int64_t) { base[o] = gen(); });
 }
 
-// The C++ type name upstream prints for a dtype in bounds errors (caffe2::TypeMeta).
-const char* typemeta_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Bool: return "bool";
-    default: return name(t);
-  }
-}
 
 // Upstream's ScalarType name ("Long", "Half"): the legacy tensor type name without "Tensor".
 std::string upstream_name(ScalarType t) {
@@ -179,7 +163,7 @@ void uniform_cpu(Call& c) {
   dispatch_floating(self->dtype(), "check_uniform_bounds", [&](auto zero) {
     using T = decltype(zero);
     const double lo = Limits<T>::lowest(), hi = Limits<T>::max();
-    const char* tn = typemeta_name(self->dtype());
+    const char* tn = cpp_type_name(self->dtype());
     TN_CHECK(from >= lo && from <= hi, "from is out of bounds for ", tn);
     TN_CHECK(to >= lo && to <= hi, "to is out of bounds for ", tn);
     TN_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
@@ -365,7 +349,7 @@ void dispatch_random(ScalarType t, const char* dispatch_name, F&& f) {
 
 // from and to - 1 must be representable in the dtype.
 void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t) {
-  const char* tn = typemeta_name(t);
+  const char* tn = cpp_type_name(t);
   auto check = [&](double lo, double hi) {
     TN_CHECK(from >= lo && from <= hi, "from is out of bounds for ", tn);
     TN_CHECK(to_inc >= lo && to_inc <= hi, "to - 1 is out of bounds for ", tn);

@@ -31,35 +31,9 @@ const char* c10_dtype_name(ScalarType t) {
   return kNames[static_cast<int>(t)];
 }
 
-const char* typemeta_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    default: return name(t);
-  }
-}
 
 void broadcast_into(Dims& shape, const Dims& sizes) {
-  if (shape == sizes) return;
-  size_t nd = std::max(shape.size(), sizes.size());
-  Dims out(nd);
-  for (size_t k = 0; k < nd; ++k) {  // k counts from the last dimension
-    size_t i = nd - 1 - k;
-    int64_t a = k < shape.size() ? shape[shape.size() - 1 - k] : 1;
-    int64_t b = k < sizes.size() ? sizes[sizes.size() - 1 - k] : 1;
-    TN_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a,
-             ") must match the size of tensor b (", b, ") at non-singleton dimension ", i);
-    out[i] = a == 1 ? b : a;
-  }
-  shape = std::move(out);
+  if (shape != sizes) shape = broadcast_shapes(shape, sizes);
 }
 
 // --- dtypes ---------------------------------------------------------------------------------
@@ -328,8 +302,8 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
                c10_dtype_name(s.result));
       break;
     case EwOutCheck::Exact:
-      TN_CHECK(od == s.result, "Expected out tensor to have dtype ", typemeta_name(s.result),
-               ", but got ", typemeta_name(od), " instead");
+      TN_CHECK(od == s.result, "Expected out tensor to have dtype ", cpp_type_name(s.result),
+               ", but got ", cpp_type_name(od), " instead");
       break;
   }
   if (r.variant == EwVariant::Out && out->sizes() != s.shape) {
@@ -469,7 +443,7 @@ void ew_check_clamp_bound(const Call&, const EwSpec& s) {
   if (s.variant != EwVariant::InPlace) return;
   ScalarType self = s.ops[0].dtype();
   TN_CHECK(s.common == self, "result type ", c10_dtype_name(s.common),
-           " can't be cast to the desired output type ", typemeta_name(self));
+           " can't be cast to the desired output type ", cpp_type_name(self));
 }
 
 void ew_check_clamp(const Call& c, const EwSpec& s) {

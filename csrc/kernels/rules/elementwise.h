@@ -119,7 +119,6 @@ void broadcast_into(Dims& shape, const Dims& sizes);
 // "[2, 3]", as upstream prints sizes in messages.
 // Upstream's C++ names in messages: c10 "Float", "Long"; TypeMeta "float", "long int".
 const char* c10_dtype_name(ScalarType t);
-const char* typemeta_name(ScalarType t);
 // Strides upstream gives a new output of `shape` computed from these operands (Note [Output
 // layout] in elementwise.cpp): contiguous, or the inputs' permutation.
 Dims ew_output_strides(const EwSpec& s);

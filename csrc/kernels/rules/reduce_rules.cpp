@@ -62,35 +62,6 @@ const char* enum_name(ScalarType t) {
   }
 }
 
-const char* cpp_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    default: return name(t);
-  }
-}
-
-Dims broadcast_shapes(const Dims& a, const Dims& b) {
-  size_t n = std::max(a.size(), b.size());
-  Dims out(n);
-  for (size_t k = 0; k < n; ++k) {  // k counts from the right
-    int64_t x = k < a.size() ? a[a.size() - 1 - k] : 1;
-    int64_t y = k < b.size() ? b[b.size() - 1 - k] : 1;
-    TN_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x,
-             ") must match the size of tensor b (", y, ") at non-singleton dimension ",
-             n - 1 - k);
-    out[n - 1 - k] = x == 1 ? y : x;
-  }
-  return out;
-}
 
 Tensor expand_view(const Tensor& t, const Dims& sizes) {
   int64_t lead = static_cast<int64_t>(sizes.size()) - t->dim();

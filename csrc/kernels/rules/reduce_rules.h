@@ -27,9 +27,7 @@ ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype);
 void check_supported(const Tensor& t, const std::string& op);
 // Upstream's spellings: "Float" (ScalarType names) and "float" (C++ type names, TypeMeta).
 const char* enum_name(ScalarType t);
-const char* cpp_name(ScalarType t);
 // Broadcasts two shapes as upstream (RuntimeError naming the first mismatching dim).
-Dims broadcast_shapes(const Dims& a, const Dims& b);
 // A view of t expanded to sizes (stride 0 on broadcast dims); sizes must be broadcast-compatible.
 Tensor expand_view(const Tensor& t, const Dims& sizes);
 // Resizes an out= tensor to sizes as upstream's resize_output (contiguous when it had to change).
