@@ -6,7 +6,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <cblas.h>
+#include "kernels/cpu/blas_loader.h"
 #include "python/init.h"
 #include "python/tensor.h"
 
@@ -152,7 +152,7 @@ PyObject* set_num_threads(PyObject*, PyObject* arg) {
     return nullptr;
   }
   g_num_threads = static_cast<int>(n);
-  openblas_set_num_threads(g_num_threads);
+  tn::blas().set_num_threads(g_num_threads);
   Py_RETURN_NONE;
 }
 

@@ -4,6 +4,8 @@
 // may). Integers run a plain triple loop accumulating in int64, as upstream's reference gemm.
 #include "kernels/cpu/gemm.h"
 
+#include "kernels/cpu/blas_loader.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -47,13 +49,13 @@ std::vector<U> pack(int64_t rows, int64_t cols, const T* p, int64_t s0, int64_t 
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const float* a, int64_t lda,
                CBLAS_TRANSPOSE tb, const float* b, int64_t ldb, float* c, double alpha,
                double beta) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha), a, lda, b, ldb,
+  blas().sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha), a, lda, b, ldb,
               static_cast<float>(beta), c, n);
 }
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const double* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const double* b, int64_t ldb, double* c,
                double alpha, double beta) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
+  blas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
 }
 
 // float/double: operands in place where BLAS can read them, packed otherwise.
