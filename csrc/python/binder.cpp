@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/half.h"
 #include "dispatch/kernel.h"
@@ -383,6 +384,19 @@ bool has_out_args(const FunctionSchema& s) {
   return false;
 }
 
+// An argument's default, parsed from the schema text once per (schema, argument) and reused:
+// the per-call path copies a ready Value instead of re-reading "[1, 1]" or "1e-05".
+const Value& cached_default(const FunctionSchema& s, size_t i) {
+  static thread_local std::unordered_map<const FunctionSchema*, std::vector<Value>> cache;
+  auto& slots = cache[&s];
+  if (slots.empty()) {
+    slots.resize(s.arguments.size());
+    for (size_t k = 0; k < s.arguments.size(); ++k)
+      if (s.arguments[k].default_text) slots[k] = default_value(s.arguments[k]);
+  }
+  return slots[i];
+}
+
 // Tries to bind one schema; false when the call does not fit it.
 bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
                  Py_ssize_t nargs, PyObject* kwnames, bool schema_names, Bound* b) {
@@ -477,7 +491,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
     if (filled[i]) continue;
     const Argument& a = s.arguments[i];
     if (!a.default_text) return false;
-    b->values[i] = default_value(a);
+    b->values[i] = cached_default(s, i);
   }
   return true;
 }

@@ -30,17 +30,23 @@ namespace {
 
 TensorImpl* T(PyObject* self) { return impl_of(self); }
 
-// Parses an optional `dim` argument (positional or keyword); returns false with an error.
-bool optional_dim(PyObject* args, PyObject* kwargs, const char* fn, PyObject** dim) {
-  static const char* kw[] = {"dim", nullptr};
-  *dim = Py_None;
-  std::string fmt = std::string("|O:") + fn;
-  return PyArg_ParseTupleAndKeywords(args, kwargs, fmt.c_str(), const_cast<char**>(kw), dim);
-}
-
-PyObject* size_or_stride(PyObject* self, PyObject* args, PyObject* kwargs, bool stride) {
-  PyObject* dim;
-  if (!optional_dim(args, kwargs, stride ? "stride" : "size", &dim)) return nullptr;
+// size(dim=None) / stride(dim=None), parsed without building a tuple (the per-call path of
+// x.size() in every model's forward).
+PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames, bool stride) {
+  const char* fn = stride ? "stride" : "size";
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs > 1) {
+    PyErr_Format(PyExc_TypeError, "%s() takes from 0 to 1 positional arguments but %zd were given",
+                 fn, nargs);
+    return nullptr;
+  }
+  if (nargs + nkw > 1 ||
+      (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dim") != 0)) {
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument", fn);
+    return nullptr;
+  }
+  PyObject* dim = nargs + nkw == 1 ? args[0] : Py_None;
   const Dims& v = stride ? T(self)->strides() : T(self)->sizes();
   if (dim == Py_None) {
     if (!stride) return size_object(v);
@@ -49,8 +55,8 @@ PyObject* size_or_stride(PyObject* self, PyObject* args, PyObject* kwargs, bool 
     return t;
   }
   if (!PyLong_Check(dim) || PyBool_Check(dim)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument 'dim' must be int, not %s",
-                 stride ? "stride" : "size", Py_TYPE(dim)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s(): argument 'dim'%s must be int, not %s", fn,
+                 nargs == 1 ? " (position 1)" : "", Py_TYPE(dim)->tp_name);
     return nullptr;
   }
   int64_t d;
@@ -63,11 +69,11 @@ PyObject* size_or_stride(PyObject* self, PyObject* args, PyObject* kwargs, bool 
   return PyLong_FromLongLong(v[d]);
 }
 
-PyObject* m_size(PyObject* self, PyObject* args, PyObject* kwargs) {
-  return size_or_stride(self, args, kwargs, false);
+PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject* kw) {
+  return size_or_stride(self, args, n, kw, false);
 }
-PyObject* m_stride(PyObject* self, PyObject* args, PyObject* kwargs) {
-  return size_or_stride(self, args, kwargs, true);
+PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject* kw) {
+  return size_or_stride(self, args, n, kw, true);
 }
 PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(T(self)->dim()); }
 PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(T(self)->numel()); }
@@ -291,8 +297,8 @@ PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
 
 PyMethodDef kTensorMethods[] = {
     {"as_subclass", m_as_subclass, METH_O, nullptr},
-    {"size", reinterpret_cast<PyCFunction>(m_size), METH_VARARGS | METH_KEYWORDS, nullptr},
-    {"stride", reinterpret_cast<PyCFunction>(m_stride), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"size", reinterpret_cast<PyCFunction>(m_size), METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"stride", reinterpret_cast<PyCFunction>(m_stride), METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"dim", m_dim, METH_NOARGS, nullptr},
     {"ndimension", m_dim, METH_NOARGS, nullptr},
     {"numel", m_numel, METH_NOARGS, nullptr},

@@ -103,6 +103,7 @@ METADATA = [
     "x.numpy().tolist()", "str(x.numpy().dtype)", "x[0].tolist()", "x[1].item()",
     "x[0][1].item()", "float(x[1][0])", "int(x[1][0])", "bool(x[0][0])", "bool(x)", "x.item()",
     "torch.tensor(5).__index__()", "x.__index__()", "len(torch.tensor(1.0))",
+    "x.size('a')", "x.size(dim=0)", "x.stride(-1)", "torch.tensor(1.).size(0)",
 ]
 
 
