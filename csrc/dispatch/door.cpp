@@ -1,6 +1,7 @@
 // The door: kernel tables and dispatch (see kernel.h). Every operator call, whatever its Python
 // spelling, arrives at dispatch() with bound arguments.
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <cstdlib>
 #include <mutex>
@@ -34,6 +35,7 @@ std::vector<Pending>& pending() {
 struct Table {
   std::unordered_map<int, Entry> by_op;
   size_t resolved = 0;  // how many of pending() are in by_op
+  std::atomic<bool> all_resolved{false};
   std::mutex mutex;
   std::vector<std::string> errors;
 };
@@ -56,6 +58,9 @@ int resolve_key(const std::string& key) {
 // Moves registrations made at static-init time into the table (once, lazily).
 Table& resolved_table() {
   Table& t = table();
+  // Registrations happen at static initialisation only; once all are resolved (the usual case
+  // on the per-call path) the table is read without the lock.
+  if (t.all_resolved.load(std::memory_order_acquire)) return t;
   std::lock_guard<std::mutex> lock(t.mutex);
   auto& p = pending();
   for (; t.resolved < p.size(); ++t.resolved) {
@@ -73,6 +78,7 @@ Table& resolved_table() {
       e.slots[static_cast<int>(r.slot)] = r.fn;
     }
   }
+  t.all_resolved.store(true, std::memory_order_release);
   return t;
 }
 

@@ -1,6 +1,7 @@
 // The operator registry (see registry.h).
 #include "dispatch/registry.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -24,7 +25,9 @@ const char* const kExtraSchemas[][2] = {
 struct Registry {
   std::deque<OpInfo> ops;
   std::unordered_map<std::string, std::vector<int>> by_name;  // "ns::name"
-  std::deque<std::unique_ptr<FunctionSchema>> schemas;
+  // Parsed lazily; read without the lock on the per-call path once set (never freed: the
+  // registry lives for the process).
+  std::deque<std::atomic<FunctionSchema*>> schemas;
   std::deque<std::string> strings;  // owns the text of run-time ops
   std::mutex mutex;
   std::vector<std::string> errors;  // problems found while loading the built-in tables
@@ -54,7 +57,7 @@ int add_locked(Registry& r, const std::string& ns, const std::string& text,
   op.ns = r.keep(ns);
   op.library = library;
   r.ops.push_back(op);
-  r.schemas.push_back(std::make_unique<FunctionSchema>(std::move(parsed)));
+  r.schemas.emplace_back(new FunctionSchema(std::move(parsed)));
   int i = static_cast<int>(r.ops.size()) - 1;
   r.index(i);
   return i;
@@ -65,7 +68,7 @@ Registry& registry() {
     auto* x = new Registry;  // lives for the process
     for (const OpInfo& op : kBuiltinOps) {
       x->ops.push_back(op);
-      x->schemas.emplace_back();
+      x->schemas.emplace_back(nullptr);
       x->index(static_cast<int>(x->ops.size()) - 1);
     }
     // A bad or duplicate row is our bug: kept, not thrown (this runs inside arbitrary callers),
@@ -90,10 +93,15 @@ const std::vector<std::string>& registry_errors() { return registry().errors; }
 
 const FunctionSchema& schema_of(size_t i) {
   Registry& r = registry();
+  FunctionSchema* s = r.schemas[i].load(std::memory_order_acquire);
+  if (s) return *s;
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto& slot = r.schemas[i];
-  if (!slot) slot = std::make_unique<FunctionSchema>(parse_schema(r.ops[i].schema, r.ops[i].ns));
-  return *slot;
+  s = r.schemas[i].load(std::memory_order_relaxed);
+  if (!s) {
+    s = new FunctionSchema(parse_schema(r.ops[i].schema, r.ops[i].ns));
+    r.schemas[i].store(s, std::memory_order_release);
+  }
+  return *s;
 }
 
 std::vector<int> overloads_of(const std::string& ns, const std::string& name) {

@@ -657,7 +657,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     // The kernel runs without the GIL.
     PyThreadState* state = PyEval_SaveThread();
     try {
-      results = dispatch(chosen, b.values);
+      results = dispatch(chosen, std::move(b.values));  // sources/requires_grad read before
     } catch (...) {
       PyEval_RestoreThread(state);
       throw;
