@@ -364,8 +364,6 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
 
 namespace {
 
-struct PyErrorSet : std::exception {};
-
 // The Python-visible name of argument a (functions call `self` `input`).
 bool name_matches(const Argument& a, const char* kw, bool schema_names, bool is_first) {
   if (std::strcmp(a.name.c_str(), kw) == 0) return true;

@@ -180,9 +180,10 @@ bool init_jit_late() {
   if (!r) return false;
   Py_DECREF(r);
   PyObject* c = module("torch._C");
-  if (PyObject_SetAttrString(c, custom_class_def.ml_name,
-                             make_builtin(custom_class_def, custom_class_def.ml_name, nullptr)))
-    return false;
+  PyObject* wrapper = make_builtin(custom_class_def, custom_class_def.ml_name, nullptr);
+  int rc = wrapper ? PyObject_SetAttrString(c, custom_class_def.ml_name, wrapper) : -1;
+  Py_XDECREF(wrapper);
+  if (rc != 0) return false;
   for (const Record& r : kRecords)
     if (!make_record(r.module, r.cls, r.fields)) return false;
   PyObject* raw = make_builtin(make_raw_range_def, "make_raw_range", nullptr);

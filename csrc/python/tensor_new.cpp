@@ -69,21 +69,17 @@ const char* format_of(ScalarType t) {
 }
 
 // A tensor over a buffer's memory; the buffer (and its owner) live as long as the storage.
-Tensor tensor_from_buffer(PyObject* obj, bool writable_required, bool* ok) {
+Tensor tensor_from_buffer(PyObject* obj, bool* ok) {
   *ok = false;
   auto* view = new Py_buffer;
-  int flags = PyBUF_RECORDS_RO;
-  if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS) == 0) {
-    flags = 0;
-  } else {
+  // Writable when the exporter allows (from_numpy shares memory both ways), else read-only.
+  if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS) != 0) {
     PyErr_Clear();
     if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) != 0) {
       delete view;
       return Tensor();
     }
   }
-  (void)flags;
-  (void)writable_required;
   ScalarType t;
   if (!dtype_of_format(view->format, view->itemsize, &t)) {
     std::string fmt = view->format ? view->format : "?";
@@ -284,7 +280,7 @@ Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
   if (!is_seq(data) && !PyLong_Check(data) && !PyFloat_Check(data) && !PyBool_Check(data) &&
       PyObject_CheckBuffer(data)) {
     bool ok;
-    Tensor t = tensor_from_buffer(data, false, &ok);
+    Tensor t = tensor_from_buffer(data, &ok);
     if (!ok) throw PythonErrorSet();
     return convert(t, o.dtype, o.device, copy);
   }
@@ -359,7 +355,7 @@ PyObject* torch_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
 PyObject* torch_from_numpy(PyObject*, PyObject* array) {
   TN_PY_TRY
   bool ok;
-  Tensor t = tensor_from_buffer(array, true, &ok);
+  Tensor t = tensor_from_buffer(array, &ok);
   if (!ok) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(array)->tp_name);
