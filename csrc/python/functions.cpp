@@ -130,8 +130,9 @@ PyObject* multiprocessing_init(PyObject*, PyObject*) {
   Py_RETURN_TRUE;
 }
 
-// Intra-op threads: our kernels run on the calling thread; OpenBLAS has its own pool, which
-// set_num_threads sizes (as upstream sizes its OpenMP pool). Default: the machine's cores.
+// Intra-op threads: our kernels run on the calling thread; the BLAS has its own pool (MKL's GNU
+// OpenMP layer, or OpenBLAS's), which set_num_threads sizes, as upstream sizes its OpenMP pool
+// and MKL's. Default: the machine's cores.
 int g_num_threads = 0;
 int g_num_interop_threads = 0;
 

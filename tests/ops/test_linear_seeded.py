@@ -2,9 +2,9 @@
 
 After torch.manual_seed(0), nn.Linear(64, 32)'s weight and bias and a randn input must have the
 same bytes as upstream's (RNG and kaiming_uniform_ agree exactly). The layer's output goes
-through GEMM: ours uses OpenBLAS, upstream's wheel its own BLAS, whose summation order differs;
-until our GEMM reproduces it the output is held to upstream's own float32 error instead, and the
-bit-identity check is a strict xfail that turns red the day it passes.
+through GEMM: ours calls the oneMKL release upstream's wheel links (csrc/kernels/cpu/blas_loader.h),
+so it must be bit-identical too; it is also held to upstream's own float32 error, which names the
+size of a difference should the bytes ever part.
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ def test_output_within_upstreams_own_float32_error(runs):
     assert np.max(np.abs(ours.astype(np.float64) - up64)) <= 2 * own
 
 
-@pytest.mark.xfail(strict=True, reason="GEMM summation order differs from upstream's BLAS")
 def test_output_is_bit_identical(runs):
     mine, theirs = runs
     assert mine["y"] == theirs["y"]

@@ -21,7 +21,8 @@ WHEELHOUSE=${TORCHNATIVE_WHEELHOUSE:-/opt/wheels}
 PYTHON=${PYTHON:-python3}
 STAMPS=$ROOT/.stamps
 UPSTREAM_ONLY='# upstream-only'
-APT_PACKAGES=(ccache ninja-build libopenblas-dev libsleef-dev libgtest-dev)
+OURS_ONLY='# ours-only'
+APT_PACKAGES=(ccache ninja-build libopenblas-dev libgomp1 libsleef-dev libgtest-dev)
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -82,7 +83,8 @@ upstream_step() {
         say "venv-upstream: creating $UPSTREAM"
         rm -rf "$UPSTREAM"
         "$PYTHON" -m venv "$UPSTREAM"
-        pip_offline "$UPSTREAM/bin/python" "$REQS"
+        grep -v -F -- "$OURS_ONLY" "$REQS" >"$UPSTREAM.requirements.txt"
+        pip_offline "$UPSTREAM/bin/python" "$UPSTREAM.requirements.txt"
         touch "$UPSTREAM/.complete"
     fi
     if ! [[ -L .venv-upstream && $(readlink .venv-upstream) == "$UPSTREAM" ]]; then

@@ -1,4 +1,4 @@
-// Loading OpenBLAS with a kernel family chosen from the CPU's features (see blas_loader.h).
+// Loading the configured BLAS (see blas_loader.h).
 #include "kernels/cpu/blas_loader.h"
 
 #include <dlfcn.h>
@@ -11,6 +11,41 @@
 namespace tn {
 namespace {
 
+template <typename F>
+F symbol(void* lib, const char* name, const char* path) {
+  void* p = dlsym(lib, name);
+  TN_CHECK(p, "torchnative: ", name, " is missing from ", path);
+  return reinterpret_cast<F>(p);
+}
+
+#if defined(TN_MKL_RT_PATH)
+
+// MKL's threading layers (mkl_service.h): 3 is GNU OpenMP.
+constexpr int kMklThreadingGnu = 3;
+
+void load(Blas& b) {
+  const char* path = std::getenv("TN_MKL_RT");
+  if (!path || !*path) path = TN_MKL_RT_PATH;
+  // libmkl_gnu_thread expects libgomp's symbols in the global namespace (MKL's link line for
+  // the GNU layer names -lgomp); libmkl_rt finds its other parts beside itself.
+  void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+  TN_CHECK(gomp, "torchnative: cannot load libgomp.so.1 (Debian's libgomp1), which MKL's GNU "
+           "OpenMP layer needs: ", dlerror());
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  TN_CHECK(lib, "torchnative: cannot load oneMKL from ", path, " (the `mkl` wheel of "
+           "tools/setup/requirements.txt; `make setup` installs it, TN_MKL_RT overrides the "
+           "path): ", dlerror());
+  auto set_layer = symbol<int (*)(int)>(lib, "MKL_Set_Threading_Layer", path);
+  TN_CHECK(set_layer(kMklThreadingGnu) == kMklThreadingGnu,
+           "torchnative: oneMKL refused its GNU OpenMP threading layer (", path, ")");
+  b.name = "mkl";
+  b.sgemm = symbol<decltype(b.sgemm)>(lib, "cblas_sgemm", path);
+  b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
+  b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
+}
+
+#else
+
 // OpenBLAS's name for the widest kernel family this CPU runs, or nullptr to let it detect.
 const char* coretype_for_this_cpu() {
   __builtin_cpu_init();
@@ -21,26 +56,25 @@ const char* coretype_for_this_cpu() {
   return nullptr;
 }
 
-template <typename F>
-F symbol(void* lib, const char* name) {
-  void* p = dlsym(lib, name);
-  TN_CHECK(p, "torchnative: ", name, " is missing from ", TN_OPENBLAS_PATH);
-  return reinterpret_cast<F>(p);
+void load(Blas& b) {
+  const char* path = TN_OPENBLAS_PATH;
+  if (const char* core = coretype_for_this_cpu()) setenv("OPENBLAS_CORETYPE", core, 0);
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  TN_CHECK(lib, "torchnative: cannot load OpenBLAS from ", path, ": ", dlerror());
+  b.name = "openblas";
+  b.sgemm = symbol<decltype(b.sgemm)>(lib, "cblas_sgemm", path);
+  b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
+  b.set_num_threads = symbol<void (*)(int)>(lib, "openblas_set_num_threads", path);
 }
+
+#endif
 
 }  // namespace
 
 const Blas& blas() {
   static Blas b;
   static std::once_flag once;
-  std::call_once(once, [] {
-    if (const char* core = coretype_for_this_cpu()) setenv("OPENBLAS_CORETYPE", core, 0);
-    void* lib = dlopen(TN_OPENBLAS_PATH, RTLD_NOW | RTLD_LOCAL);
-    TN_CHECK(lib, "torchnative: cannot load OpenBLAS from ", TN_OPENBLAS_PATH, ": ", dlerror());
-    b.sgemm = symbol<decltype(b.sgemm)>(lib, "cblas_sgemm");
-    b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm");
-    b.set_num_threads = symbol<void (*)(int)>(lib, "openblas_set_num_threads");
-  });
+  std::call_once(once, [] { load(b); });
   return b;
 }
 

@@ -60,7 +60,13 @@ void for_each_offset_pair(const Dims& sizes, const Dims& sa, int64_t base_a, con
   int64_t a = base_a, b = base_b;
   int64_t inner = sizes[nd - 1], ia = sa[nd - 1], ib = sb[nd - 1];
   for (int64_t done = 0; done < n; done += inner) {
-    for (int64_t k = 0; k < inner; ++k) f(a + k * ia, b + k * ib);
+    if (ia == 1 && ib == 1) {  // unit strides spelled out, so that the compiler vectorises
+      for (int64_t k = 0; k < inner; ++k) f(a + k, b + k);
+    } else if (ia == 1 && ib == 0) {  // a broadcast row (a bias, a mask)
+      for (int64_t k = 0; k < inner; ++k) f(a + k, b);
+    } else {
+      for (int64_t k = 0; k < inner; ++k) f(a + k * ia, b + k * ib);
+    }
     for (int64_t d = nd - 2; d >= 0; --d) {  // carry into the outer dims
       if (++idx[d] < sizes[d]) {
         a += sa[d];

@@ -3,22 +3,13 @@
 
 namespace tn {
 
+// copy.h's strided copy (upstream's copy_ casting rules); declared here because copy.h and this
+// file's header each define a `convert`.
+void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* op_key);
+
 void copy_cast(const Tensor& dst, const Tensor& src, const std::string& key) {
   TN_ASSERT(dst->sizes() == src->sizes());
-  dispatch_dtype(dst->dtype(), key, [&](auto dz) {
-    using D = decltype(dz);
-    dispatch_dtype(src->dtype(), key, [&](auto sz) {
-      using S = decltype(sz);
-      D* d = data_of<D>(dst, key);
-      const S* s = data_of<S>(src, key);
-      std::vector<int64_t> doff;
-      doff.reserve(dst->numel());
-      for_each_offset(dst->sizes(), dst->strides(), 0, [&](int64_t o) { doff.push_back(o); });
-      size_t k = 0;
-      for_each_offset(src->sizes(), src->strides(), 0,
-                      [&](int64_t o) { d[doff[k++]] = convert<D>(s[o]); });
-    });
-  });
+  copy_dense_cpu(dst, src, key.c_str());
 }
 
 Tensor cast_to(const Tensor& t, ScalarType dt, const std::string& key) {
