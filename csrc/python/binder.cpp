@@ -70,6 +70,13 @@ bool is_int_like(PyObject* o) {
 }
 
 bool as_int(PyObject* o, int64_t* v) {
+  if (PyLong_CheckExact(o)) {  // the common case: a plain int
+    int overflow = 0;
+    long long r = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) return false;
+    *v = r;
+    return true;
+  }
   if (PyBool_Check(o) || PyFloat_Check(o)) return false;
   if (is_tensor(o)) {  // a 0-dim integral tensor counts (upstream: THPUtils_checkIndex)
     TensorImpl* t = impl_of(o);
@@ -173,6 +180,15 @@ bool as_dtype(PyObject* o, ScalarType* t) {
 
 bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
 
+// n Python ints as an int list, into a fresh slot.
+bool ints_value(PyObject* const* items, Py_ssize_t n, Value* v) {
+  v->ints.resize(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!as_int(items[i], &v->ints[i])) return false;
+  v->tag = Value::Tag::IntList;
+  return true;
+}
+
 bool list_value(PyObject* o, const SchemaType& t, Value* v) {
   const std::string& base = t.base;
   if (t.extra_list_depth > 0) return false;  // lists of lists: not bindable yet
@@ -183,15 +199,7 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
       return true;
     }
     if (!is_sequence(o)) return false;
-    std::vector<int64_t> ints;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      int64_t x;
-      if (!as_int(PySequence_Fast_GET_ITEM(o, i), &x)) return false;
-      ints.push_back(x);
-    }
-    *v = Value::of_ints(std::move(ints));
-    return true;
+    return ints_value(PySequence_Fast_ITEMS(o), PySequence_Fast_GET_SIZE(o), v);
   }
   if (!is_sequence(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -268,11 +276,12 @@ thread_local const char* t_binding_op = "";  // the op whose schema is being bou
 
 }  // namespace
 
+// v is a fresh (None) slot: the kinds below set only their own fields.
 bool to_value(PyObject* o, const Argument& arg, Value* v) {
   const SchemaType& t = arg.type;
   if (o == Py_None) {
     if (!t.optional) return false;
-    *v = Value{};
+    v->tag = Value::Tag::None;  // v is a fresh slot: only the tag says what it holds
     return true;
   }
   if (t.is_list) return list_value(o, t, v);
@@ -283,35 +292,41 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
         if (!allows_numbers_as_tensors(t_binding_op)) return false;
         Tensor w = wrapped_number(o);
         if (!w) return false;
-        *v = Value::of(w);
+        v->tag = Value::Tag::Tensor;
+        v->tensor = std::move(w);
         return true;
       }
       return false;
     }
-    *v = Value::of(Tensor(impl_of(o)));
+    v->tag = Value::Tag::Tensor;
+    v->tensor = Tensor(impl_of(o));
     return true;
   }
   if (base == "Scalar") {
     Scalar s;
     if (!as_scalar(o, &s)) return false;
-    *v = Value::of_scalar(s);
+    v->tag = Value::Tag::Scalar;
+    v->scalar = s;
     return true;
   }
   if (base == "int" || base == "SymInt") {
     int64_t x;
     if (!as_int(o, &x)) return false;
-    *v = Value::of_int(x);
+    v->tag = Value::Tag::Int;
+    v->i = x;
     return true;
   }
   if (base == "float" || base == "SymFloat") {
     double d;
     if (!as_double(o, &d)) return false;
-    *v = Value::of_double(d);
+    v->tag = Value::Tag::Double;
+    v->d = d;
     return true;
   }
   if (base == "bool" || base == "SymBool") {
     if (!PyBool_Check(o)) return false;
-    *v = Value::of_bool(o == Py_True);
+    v->tag = Value::Tag::Bool;
+    v->b = o == Py_True;
     return true;
   }
   if (base == "str") {
@@ -382,9 +397,9 @@ bool has_out_args(const FunctionSchema& s) {
   return false;
 }
 
-// An argument's default, parsed from the schema text once per (schema, argument) and reused:
-// the per-call path copies a ready Value instead of re-reading "[1, 1]" or "1e-05".
-const Value& cached_default(const FunctionSchema& s, size_t i) {
+// A schema's argument defaults, parsed from the schema text once per schema and reused: the
+// per-call path copies a ready Value instead of re-reading "[1, 1]" or "1e-05".
+const std::vector<Value>& cached_defaults(const FunctionSchema& s) {
   static thread_local std::unordered_map<const FunctionSchema*, std::vector<Value>> cache;
   auto& slots = cache[&s];
   if (slots.empty()) {
@@ -392,16 +407,45 @@ const Value& cached_default(const FunctionSchema& s, size_t i) {
     for (size_t k = 0; k < s.arguments.size(); ++k)
       if (s.arguments[k].default_text) slots[k] = default_value(s.arguments[k]);
   }
-  return slots[i];
+  return slots;
 }
+
+// Puts a default into a fresh (None) slot: nothing for None, the plain fields for the kinds
+// that have no heap part, a full copy otherwise.
+void put_default(const Value& d, Value* v) {
+  switch (d.tag) {
+    case Value::Tag::None: return;
+    case Value::Tag::Int: case Value::Tag::Double: case Value::Tag::Bool:
+    case Value::Tag::Scalar: case Value::Tag::Dtype: case Value::Tag::Device:
+    case Value::Tag::Layout: case Value::Tag::MemoryFormat:
+      v->tag = d.tag, v->i = d.i, v->d = d.d, v->b = d.b, v->scalar = d.scalar;
+      v->dtype = d.dtype, v->device = d.device, v->memory_format = d.memory_format;
+      return;
+    default: *v = d;
+  }
+}
+
+// A small array on the stack, on the heap past N elements (a schema's argument count).
+template <typename T, size_t N>
+struct Scratch {
+  T local[N];
+  std::vector<T> heap;
+  T* p;
+  explicit Scratch(size_t n) : p(local) {
+    if (n > N) heap.resize(n), p = heap.data();
+  }
+  T& operator[](size_t i) { return p[i]; }
+};
 
 // Tries to bind one schema; false when the call does not fit it.
 bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
                  Py_ssize_t nargs, PyObject* kwnames, bool schema_names, Bound* b) {
   size_t n = s.arguments.size();
-  b->values.assign(n, Value{});
+  b->values.clear();
+  b->values.resize(n);  // every slot None
   b->sources.assign(n, nullptr);
-  std::vector<bool> filled(n, false);
+  Scratch<uint8_t, 32> filled(n);
+  for (size_t i = 0; i < n; ++i) filled[i] = false;
   size_t first = 0;
   if (self) {
     if (n == 0 || s.arguments[0].type.base != "Tensor") return false;
@@ -411,27 +455,24 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
     first = 1;
   }
   // Positional parameters: those before the keyword-only marker.
-  std::vector<size_t> positional;
+  Scratch<size_t, 32> positional(n);
+  size_t npositional = 0;
   for (size_t i = first; i < n; ++i)
-    if (!s.arguments[i].kwarg_only) positional.push_back(i);
+    if (!s.arguments[i].kwarg_only) positional[npositional++] = i;
   Py_ssize_t used = 0;
   // A lone int-list parameter takes the positional ints themselves: x.view(2, 3).
-  if (positional.size() == 1 && nargs >= 1 && s.arguments[positional[0]].type.is_list &&
+  if (npositional == 1 && nargs >= 1 && s.arguments[positional[0]].type.is_list &&
       (s.arguments[positional[0]].type.base == "int" ||
        s.arguments[positional[0]].type.base == "SymInt") &&
       is_int_like(args[0])) {
-    PyObject* tuple = PyTuple_New(nargs);
-    for (Py_ssize_t k = 0; k < nargs; ++k) PyTuple_SET_ITEM(tuple, k, Py_NewRef(args[k]));
-    Value v;
-    bool ok = list_value(tuple, s.arguments[positional[0]].type, &v);
-    Py_DECREF(tuple);
-    if (!ok) return false;
-    b->values[positional[0]] = std::move(v);
+    if (s.arguments[positional[0]].type.extra_list_depth > 0 ||
+        !ints_value(args, nargs, &b->values[positional[0]]))
+      return false;
     filled[positional[0]] = true;
     used = nargs;
   }
   for (; used < nargs; ++used) {
-    if (static_cast<size_t>(used) >= positional.size()) return false;
+    if (static_cast<size_t>(used) >= npositional) return false;
     size_t i = positional[used];
     if (!to_value(args[used], s.arguments[i], &b->values[i])) return false;
     b->sources[i] = args[used];
@@ -485,11 +526,12 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
     if (!found) return false;
   }
   // Defaults for what was not given; a missing required argument means no fit.
+  const std::vector<Value>* defaults = nullptr;
   for (size_t i = 0; i < n; ++i) {
     if (filled[i]) continue;
-    const Argument& a = s.arguments[i];
-    if (!a.default_text) return false;
-    b->values[i] = cached_default(s, i);
+    if (!s.arguments[i].default_text) return false;
+    if (!defaults) defaults = &cached_defaults(s);
+    put_default((*defaults)[i], &b->values[i]);
   }
   return true;
 }

@@ -32,6 +32,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
                          PyObject* kwnames, bool schema_names);
 
 // Python value -> Value for one schema argument type; false (no error set) when it does not fit.
+// out must be a fresh (None) Value: only the fields of the kind bound are written.
 bool to_value(PyObject* obj, const Argument& arg, Value* out);
 // A result Value -> Python object (new reference).
 PyObject* to_python(const Value& v);

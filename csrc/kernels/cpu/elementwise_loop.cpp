@@ -2,10 +2,13 @@
 #include "kernels/cpu/elementwise_loop.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 namespace tn {
 
+// The per-call path allocates nothing once warm: the iteration is a pooled EwIter whose vectors
+// keep their capacity (ew_cpu_run), and the dim sort works in place on a thread-local scratch.
 void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op_key) {
   it.common = s.common;
   it.ntensors = 1 + s.n;
@@ -14,13 +17,15 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
   size_t nd = shape.size();
   it.data[0] = static_cast<char*>(out->dense_cpu_data(op_key));
   it.dtype[0] = out->dtype();
-  it.strides[0].resize(nd);
-  for (size_t d = 0; d < nd; ++d) it.strides[0][d] = out->stride(d) * out->itemsize();
+  // Full strides in bytes, one row per tensor, in a thread-local scratch (ew_iter_init calls
+  // nothing that could re-enter it).
+  static thread_local std::vector<int64_t> full;
+  full.assign(static_cast<size_t>(it.ntensors) * nd, 0);
+  auto fs = [&](int k) { return full.data() + static_cast<size_t>(k) * nd; };
+  for (size_t d = 0; d < nd; ++d) fs(0)[d] = out->stride(d) * out->itemsize();
   for (int k = 0; k < s.n; ++k) {
     const EwOperand& op = s.ops[k];
     it.ops[k] = op;
-    std::vector<int64_t>& st = it.strides[k + 1];
-    st.assign(nd, 0);
     if (op.is_number()) {
       const Scalar& v = op.number;
       char* slot = reinterpret_cast<char*>(&it.numbers[k]);
@@ -35,36 +40,39 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
     it.data[k + 1] = static_cast<char*>(t.dense_cpu_data(op_key));
     it.dtype[k + 1] = t.dtype();
     size_t off = nd - t.dim();
+    int64_t* st = fs(k + 1);
     for (int64_t i = 0; i < t.dim(); ++i)
       if (t.size(i) != 1) st[off + i] = t.stride(i) * t.itemsize();
   }
-  // Dims of size 1 go; the rest are ordered by the output's strides, fastest first, then
-  // neighbours that every tensor walks as one are merged.
-  std::vector<size_t> dims;
+  // Dims of size 1 go; the rest are ordered by the output's strides, fastest first (a stable
+  // insertion sort: few dims), then neighbours that every tensor walks as one are merged.
+  static thread_local std::vector<size_t> dims;
+  dims.clear();
   for (size_t d = 0; d < nd; ++d)
     if (shape[d] != 1) dims.push_back(d);
-  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
-    return it.strides[0][a] < it.strides[0][b];
-  });
-  Dims sizes;
-  std::vector<int64_t> strides[kEwMaxTensors];
+  const int64_t* out_strides = fs(0);
+  for (size_t a = 1; a < dims.size(); ++a) {
+    size_t d = dims[a], b = a;
+    for (; b > 0 && out_strides[d] < out_strides[dims[b - 1]]; --b) dims[b] = dims[b - 1];
+    dims[b] = d;
+  }
+  it.sizes.clear();
+  for (int k = 0; k < it.ntensors; ++k) it.strides[k].clear();
   for (size_t d : dims) {
-    bool merge = !sizes.empty();
+    bool merge = !it.sizes.empty();
     for (int k = 0; k < it.ntensors && merge; ++k)
-      merge = it.strides[k][d] == strides[k].back() * sizes.back();
+      merge = fs(k)[d] == it.strides[k].back() * it.sizes.back();
     if (merge) {
-      sizes.back() *= shape[d];
+      it.sizes.back() *= shape[d];
       continue;
     }
-    sizes.push_back(shape[d]);
-    for (int k = 0; k < it.ntensors; ++k) strides[k].push_back(it.strides[k][d]);
+    it.sizes.push_back(shape[d]);
+    for (int k = 0; k < it.ntensors; ++k) it.strides[k].push_back(fs(k)[d]);
   }
-  if (sizes.empty()) {  // one element (or a 0-dim tensor)
-    sizes.push_back(1);
-    for (int k = 0; k < it.ntensors; ++k) strides[k].push_back(0);
+  if (it.sizes.empty()) {  // one element (or a 0-dim tensor)
+    it.sizes.push_back(1);
+    for (int k = 0; k < it.ntensors; ++k) it.strides[k].push_back(0);
   }
-  it.sizes = std::move(sizes);
-  for (int k = 0; k < it.ntensors; ++k) it.strides[k] = std::move(strides[k]);
 }
 
 void EwIter::remove_operand(int k) {
@@ -100,9 +108,23 @@ bool EwIter::is_scalar(int k) const {
 void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&)) {
   EwSpec s = ew_dtypes(c, r);
   const Tensor& out = c.results.at(0).tensor;
-  std::string key = c.key();
-  EwIter it;
-  ew_iter_init(it, s, out, key.c_str());
+  // The op's key names it in errors only; dense CPU operands cannot raise, so the key is built
+  // only when one is not (dense_cpu_data then refuses, naming it).
+  bool dense = out->representation() == Representation::DenseCPU;
+  for (int k = 0; k < s.n && dense; ++k)
+    dense = s.ops[k].is_number() || s.ops[k].tensor->representation() == Representation::DenseCPU;
+  std::string key = dense ? std::string() : c.key();
+  // A pool of iterations, one per nesting depth (a compute step may call another op), reused
+  // across calls so that their vectors keep their capacity.
+  static thread_local std::vector<std::unique_ptr<EwIter>> pool;
+  static thread_local size_t depth = 0;
+  if (pool.size() <= depth) pool.push_back(std::make_unique<EwIter>());
+  EwIter& it = *pool[depth];
+  struct Depth {
+    Depth() { ++depth; }
+    ~Depth() { --depth; }
+  } in_use;
+  ew_iter_init(it, s, out, dense ? c.op->name : key.c_str());
   compute(it, c);
   if (r.variant != EwVariant::Functional) out->bump_version();
 }

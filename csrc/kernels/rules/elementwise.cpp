@@ -169,6 +169,13 @@ EwSpec ew_spec(const Call& c, const EwRule& r) {
 Dims ew_output_strides(const EwSpec& s) {
   const Dims& shape = s.shape;
   size_t nd = shape.size();
+  // The common case first (case 1, contiguous): tensors only, each of the broadcast shape and
+  // contiguous. What follows would give the same; this skips its bookkeeping.
+  bool plain = s.n > 0;
+  for (int k = 0; k < s.n && plain; ++k)
+    plain = !s.ops[k].is_number() && s.ops[k].tensor->sizes() == shape &&
+            s.ops[k].tensor->is_contiguous();
+  if (plain) return contiguous_strides(shape);
   std::vector<const TensorImpl*> ts;
   bool same_shape = true, has_scalars = false, has_tensors = false;
   for (int k = 0; k < s.n; ++k) {
