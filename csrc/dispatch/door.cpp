@@ -187,8 +187,23 @@ std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   return std::move(call.results);
 }
 
+// resolve_key for call(): remembered per key pointer (composites pass string literals), checked
+// against the text so that a reused pointer to other text is resolved afresh.
+int resolve_call_key(const char* key) {
+  struct Known {
+    std::string text;
+    int op = -1;
+  };
+  static thread_local std::unordered_map<const char*, Known> known;
+  Known& k = known[key];
+  if (k.op >= 0 && k.text == key && !all_ops()[k.op].removed) return k.op;
+  k.text = key;
+  k.op = resolve_key(key);
+  return k.op;
+}
+
 std::vector<Value> call(const char* key, std::vector<Value> args) {
-  int i = resolve_key(key);
+  int i = resolve_call_key(key);
   TN_CHECK_KIND(i >= 0, Internal, "torchnative: no operator ", key);
   fill_defaults(schema_of(i), args);
   return dispatch(i, std::move(args));
@@ -328,11 +343,21 @@ Value default_value(const Argument& a) {
 }
 
 void fill_defaults(const FunctionSchema& schema, std::vector<Value>& args) {
+  if (args.size() >= schema.arguments.size()) return;
+  // Each schema's defaults are parsed once (per thread) and copied from then on.
+  static thread_local std::unordered_map<const FunctionSchema*, std::vector<Value>> parsed;
+  std::vector<Value>& defaults = parsed[&schema];
+  if (defaults.empty()) {
+    defaults.resize(schema.arguments.size());
+    for (size_t i = 0; i < schema.arguments.size(); ++i)
+      if (schema.arguments[i].default_text) defaults[i] = default_value(schema.arguments[i]);
+  }
+  args.reserve(schema.arguments.size());
   for (size_t i = args.size(); i < schema.arguments.size(); ++i) {
     const Argument& a = schema.arguments[i];
     TN_CHECK_KIND(a.default_text.has_value(), Type, schema.str(), " missing required argument '",
                   a.name, "' (position ", i, ")");
-    args.push_back(default_value(a));
+    args.push_back(defaults[i]);
   }
 }
 

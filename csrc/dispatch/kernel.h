@@ -32,7 +32,7 @@ struct Call {
   std::vector<Value> args;
   std::vector<Value> results;
 
-  std::string key() const { return op_key(*op); }
+  const std::string& key() const { return op_key_ref(op_index); }
   const Value& arg(size_t i) const { return args[i]; }
   // Typed accessors; each refuses (Internal) when the binder gave something else.
   const Tensor& tensor(size_t i) const;

@@ -28,6 +28,7 @@ struct Registry {
   // Parsed lazily; read without the lock on the per-call path once set (never freed: the
   // registry lives for the process).
   std::deque<std::atomic<FunctionSchema*>> schemas;
+  std::deque<std::atomic<const std::string*>> keys;  // op_key_ref's, as schemas
   std::deque<std::string> strings;  // owns the text of run-time ops
   std::mutex mutex;
   std::vector<std::string> errors;  // problems found while loading the built-in tables
@@ -58,6 +59,7 @@ int add_locked(Registry& r, const std::string& ns, const std::string& text,
   op.library = library;
   r.ops.push_back(op);
   r.schemas.emplace_back(new FunctionSchema(std::move(parsed)));
+  r.keys.emplace_back(nullptr);
   int i = static_cast<int>(r.ops.size()) - 1;
   r.index(i);
   return i;
@@ -69,6 +71,7 @@ Registry& registry() {
     for (const OpInfo& op : kBuiltinOps) {
       x->ops.push_back(op);
       x->schemas.emplace_back(nullptr);
+      x->keys.emplace_back(nullptr);
       x->index(static_cast<int>(x->ops.size()) - 1);
     }
     // A bad or duplicate row is our bug: kept, not thrown (this runs inside arbitrary callers),
@@ -137,6 +140,19 @@ void remove_library_ops(int library) {
 
 std::string op_key(const OpInfo& op) {
   return std::string(op.ns) + "." + op.name + "." + (op.overload[0] ? op.overload : "default");
+}
+
+const std::string& op_key_ref(int i) {
+  Registry& r = registry();
+  const std::string* k = r.keys[i].load(std::memory_order_acquire);
+  if (k) return *k;
+  std::lock_guard<std::mutex> lock(r.mutex);
+  k = r.keys[i].load(std::memory_order_relaxed);
+  if (!k) {
+    k = new std::string(op_key(r.ops[i]));  // lives for the process, as the registry
+    r.keys[i].store(k, std::memory_order_release);
+  }
+  return *k;
 }
 
 }  // namespace tn

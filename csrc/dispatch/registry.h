@@ -51,5 +51,7 @@ const std::vector<std::string>& registry_errors();
 
 // "aten.add.Tensor" / "aten.gelu.default": the full key used in errors and reports.
 std::string op_key(const OpInfo& op);
+// op_key of op i, built once and kept for the process (the per-call path reads it lock-free).
+const std::string& op_key_ref(int i);
 
 }  // namespace tn

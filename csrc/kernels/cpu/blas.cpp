@@ -187,7 +187,7 @@ void outer_rule(Call& c) {
   c.ret(new_on(a, {a->size(0), b->size(0)}, promote_types(a->dtype(), b->dtype())));
 }
 void outer_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
   Tensor a = cast_to(c.tensor(0), out->dtype(), key), b = cast_to(c.tensor(1), out->dtype(), key);
   dispatch_dtype(out->dtype(), key, [&](auto zero) {

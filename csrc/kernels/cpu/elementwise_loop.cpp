@@ -108,12 +108,6 @@ bool EwIter::is_scalar(int k) const {
 void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&)) {
   EwSpec s = ew_dtypes(c, r);
   const Tensor& out = c.results.at(0).tensor;
-  // The op's key names it in errors only; dense CPU operands cannot raise, so the key is built
-  // only when one is not (dense_cpu_data then refuses, naming it).
-  bool dense = out->representation() == Representation::DenseCPU;
-  for (int k = 0; k < s.n && dense; ++k)
-    dense = s.ops[k].is_number() || s.ops[k].tensor->representation() == Representation::DenseCPU;
-  std::string key = dense ? std::string() : c.key();
   // A pool of iterations, one per nesting depth (a compute step may call another op), reused
   // across calls so that their vectors keep their capacity.
   static thread_local std::vector<std::unique_ptr<EwIter>> pool;
@@ -124,7 +118,7 @@ void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&))
     Depth() { ++depth; }
     ~Depth() { --depth; }
   } in_use;
-  ew_iter_init(it, s, out, dense ? c.op->name : key.c_str());
+  ew_iter_init(it, s, out, c.key().c_str());
   compute(it, c);
   if (r.variant != EwVariant::Functional) out->bump_version();
 }

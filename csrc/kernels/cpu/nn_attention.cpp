@@ -101,7 +101,7 @@ std::vector<int64_t> batch_offsets(const Tensor& t, size_t nb) {
 }
 
 void sdpa_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   SdpaShape s = sdpa_check(c);
   size_t nb = s.batch.size();
   Tensor q = kv_view(c.tensor(0), {s.batch, s.L, s.E, s.Ev, s.hq, false}, {s.L, s.E}, key);

@@ -26,7 +26,7 @@ void embedding_rule(Call& c) {
   c.ret(new_on(w, sizes, w->dtype()));
 }
 void embedding_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   const Tensor &w = c.tensor(0), &out = c.results[0].tensor;
   Tensor idx = contiguous(cast_to(c.tensor(1), ScalarType::Long, key), key);
   const int64_t* pi = data_of<int64_t>(idx, key);

@@ -43,7 +43,7 @@ void layer_norm_rule(Call& c) {
 }
 
 void layer_norm_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   Tensor x = contiguous(c.tensor(0), key);
   int64_t n = numel_of(c.int_list(1));
   int64_t rows = n ? x->numel() / n : 0;

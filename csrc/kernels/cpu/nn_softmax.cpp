@@ -25,7 +25,7 @@ void softmax_rule(Call& c) {
 
 template <bool Log>
 void softmax_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   const Tensor &self = c.tensor(0), &out = c.results[0].tensor;
   std::vector<bool> mask(self->dim(), false);
   if (self->dim() > 0) mask[wrap_dim(c.to_int(1), self->dim())] = true;

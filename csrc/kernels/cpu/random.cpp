@@ -159,7 +159,7 @@ void uniform_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   double from = c.to_double(1), to = c.to_double(2);
   Generator& g = generator_arg(c, 3);
-  const std::string key = c.key();
+  const std::string& key = c.key();
   dispatch_floating(self->dtype(), "check_uniform_bounds", [&](auto zero) {
     using T = decltype(zero);
     const double lo = Limits<T>::lowest(), hi = Limits<T>::max();
@@ -269,7 +269,7 @@ void normal_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const double mean = c.to_double(1), std = c.to_double(2);
   Generator& g = generator_arg(c, 3);
-  const std::string key = c.key();
+  const std::string& key = c.key();
   TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (self->numel() != 0) {
     dispatch_floating(self->dtype(), "normal_kernel_cpu", [&](auto zero) {
@@ -466,7 +466,7 @@ void random_to_cpu(Call& c) {
 void random_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   Generator& g = generator_arg(c, 1);
-  const std::string key = c.key();
+  const std::string& key = c.key();
   if (self->numel() != 0) {
     std::lock_guard<std::mutex> lock(g.mutex);
     dispatch_random(self->dtype(), "random_kernel_cpu", [&](auto zero) {
@@ -506,7 +506,7 @@ void bernoulli_float_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const double p = c.to_double(1);
   Generator& g = generator_arg(c, 2);
-  const std::string key = c.key();
+  const std::string& key = c.key();
   TN_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (self->numel() != 0) {
     dispatch_bernoulli_self(self->dtype(), "bernoulli_scalar_cpu_", [&](auto zero) {

@@ -161,7 +161,7 @@ void randperm_impl(Call& c) {
   check_randperm_precision(n, t->dtype());
   if (t->representation() == Representation::Meta) return c.ret(t);
   Generator& g = kGen >= 0 ? generator_arg(c, kGen) : default_generator();
-  const std::string key = c.key();
+  const std::string& key = c.key();
   std::lock_guard<std::mutex> lock(g.mutex);
   dispatch_dtype(t->dtype(), key, [&](auto zero) {
     using T = decltype(zero);

@@ -42,7 +42,7 @@ template <bool Sqrt, VarArgs (*Parse)(const Call&)>
 void var_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.results[0].tensor;
-  std::string key = c.key();
+  const std::string& key = c.key();
   VarArgs a = Parse(c);
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), a.dims));
   double n = static_cast<double>(g.inner.size());
@@ -143,7 +143,7 @@ A norm_of(int64_t n, double ord, Get&& abs_at) {
 }
 
 void norm_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
   Tensor in = cast_to(c.tensor(0), out->dtype(), key);
   double ord = c.scalar(1).to_double();

@@ -127,7 +127,7 @@ void logical_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.results[0].tensor;
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), Parse(c).dims));
-  std::string key = c.key();
+  const std::string& key = c.key();
   std::vector<uint8_t> r(g.outer.size());
   dispatch_dtype(self->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
@@ -173,7 +173,7 @@ void cumsum_rule(Call& c) {
 }
 
 void cumsum_cpu(Call& c) {
-  std::string key = c.key();
+  const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
   Tensor in = cast_to(c.tensor(0), out->dtype(), key);
   std::vector<bool> mask(in->dim(), false);
