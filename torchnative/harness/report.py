@@ -40,7 +40,7 @@ def allowances(record: dict) -> dict[str, dict]:
     for dtype in {r.split("|")[0] for r in record["refs"]} | set(own):
         if dtype not in judge.FLOATING:
             continue
-        errs = list(own[dtype].values())
+        errs = [e for e in own[dtype].values() if np.isfinite(e)]
         out[dtype] = {"samples": len(errs), "floor": judge.floor_of(dtype),
                       "p90": float(np.percentile(errs, 90)) if errs else None,
                       "allowance": judge.allowance(errs, dtype), "own": own[dtype]}
