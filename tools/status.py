@@ -147,7 +147,7 @@ def agreement_line() -> str:
     counts = ", ".join(f"{g} {og[g]}" for g in og)
     return bullet(subject, f"{counts} (of {s['implemented']} overloads, by worst case)",
                   "cases: " + ", ".join(f"{g} {cg[g]}" for g in cg)
-                  + f"; {len(s['uncovered'])} implemented overloads without a case "
+                  + f"; {len(s['uncovered'] or [])} implemented overloads without a case "
                   f"([docs/AGREEMENT.md](docs/AGREEMENT.md), measured {p['date']} at "
                   f"{p['commit']})")
 
