@@ -9,7 +9,7 @@ BUILD_DIR := build
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: setup build test demo clean clean-cache
+.PHONY: setup build test demo agree clean clean-cache
 
 setup:
 	@bash tools/setup/setup.sh
@@ -34,6 +34,11 @@ test: build
 
 demo: build
 	$(PY) -m torchnative demo
+
+# Every operator against upstream with upstream's OpInfo samples; writes docs/AGREEMENT.md
+# (the rule: docs/AGREEMENT_RULES.md). Upstream's draw is cached in build/harness.
+agree: build
+	$(PY) -m torchnative.harness
 
 # Removes what setup and build made in the clone; the caches outside it stay (see clean-cache).
 clean:

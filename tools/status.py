@@ -136,12 +136,29 @@ def bench_line(subject: str, stem: str) -> str:
     return bullet(subject, f"{counts} (of {len(ours)} case(s))", f"{speed}({where}){control}")
 
 
+def agreement_line() -> str:
+    """Counts per grade from the last `make agree` (docs/AGREEMENT.json)."""
+    subject = "every implemented operator against upstream's OpInfo samples (`make agree`)"
+    path = ROOT / "docs" / "AGREEMENT.json"
+    if not path.is_file():
+        return bullet(subject, "does not run", "no run recorded yet (docs/AGREEMENT.json missing)")
+    s = json.loads(path.read_text())
+    og, cg, p = s["overload_grades"], s["case_grades"], s["provenance"]
+    counts = ", ".join(f"{g} {og[g]}" for g in og)
+    return bullet(subject, f"{counts} (of {s['implemented']} overloads, by worst case)",
+                  "cases: " + ", ".join(f"{g} {cg[g]}" for g in cg)
+                  + f"; {len(s['uncovered'] or [])} implemented overloads without a case "
+                  f"([docs/AGREEMENT.md](docs/AGREEMENT.md), measured {p['date']} at "
+                  f"{p['commit']})")
+
+
 def section(run_tests: bool) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="torchnative-status-") as work:
         work = Path(work)
         lines = [c_line(), *import_lines(work), minilm_line(work)]
     if run_tests:
         lines += tests_lines()
+    lines.append(agreement_line())
     lines += [bench_line(subject, stem) for subject, stem in BENCHES]
     tests_note = "" if run_tests else (
         " The test suite was not run for this section (`tools/status.py --tests` runs it).")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "dispatch/kernel.h"
 #include "dispatch/registry.h"
 #include "dispatch/schema.h"
 #include "python/init.h"
@@ -235,6 +236,23 @@ PyObject* has_kernel(PyObject*, PyObject* name) { return PyBool_FromLong(op_of(n
 
 PyObject* always_false(PyObject*, PyObject*) { Py_RETURN_FALSE; }
 
+// _tn_implemented_ops(): every op key with a kernel of ours ("aten::add.Tensor"), composite
+// kernels included; ours only (upstream has no such function), read by the agreement harness.
+PyObject* implemented_op_keys(PyObject*, PyObject*) {
+  std::vector<std::string> keys = implemented_ops();
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(keys.size()));
+  if (!out) return nullptr;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    PyObject* s = PyUnicode_FromString(keys[i].c_str());
+    if (!s) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), s);
+  }
+  return out;
+}
+
 // _SafeKernelFunction: the kernel an op would run for a key; call_boxed(keyset, *args) enters the
 // door for that overload (ours has one kernel table, so the keyset is not consulted).
 struct KernelObject {
@@ -298,6 +316,7 @@ PyMethodDef kFunctions[] = {
     {"_dispatch_get_computed_kernel_for_dispatch_key", computed_kernel, METH_VARARGS, nullptr},
     {"_dispatch_kernel_for_dispatch_key_is_fallthrough", always_false, METH_VARARGS, nullptr},
     {"_dispatch_has_backend_fallback", always_false, METH_VARARGS, nullptr},
+    {"_tn_implemented_ops", implemented_op_keys, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

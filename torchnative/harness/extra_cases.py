@@ -1,0 +1,229 @@
+"""Cases we write, for implemented overloads no OpInfo sample reaches (upstream's side only).
+
+Upstream's Python front end never calls some overloads (torch.add(x, 2) reaches aten.add.Tensor
+with the 2 wrapped, never aten.add.Scalar; out= forms of aliases; factories with a generator), so
+their only spelling is torch.ops.aten.X.overload. Each is drawn here like an OpInfo entry of its
+own, named "extra:aten.X.overload". Arguments come from WRITTEN when it has the overload, else from
+the overload's schema by the rules in `synthesize` (a float32 or int64 3x4 tensor for a Tensor, 2
+for a Scalar, 1 for a dim, ...); out= tensors are zeros shaped like the functional form's result.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.testing import make_tensor
+
+from torchnative.harness import codec
+from torchnative.harness.draw import DRAW_VERSION, run_call, seed_of, traced, widened
+
+SHAPE = (3, 4)
+
+
+class Out:
+    """Stands for an out= tensor until the functional form's result says its shape and dtype."""
+
+
+def tensors(dtype, n: int = 3):
+    """n deterministic 3x4 tensors of dtype (positive ones for pow and division)."""
+    low = 0.5 if dtype.is_floating_point else 1
+    return [make_tensor(SHAPE, dtype=dtype, device="cpu", low=low, high=4) for _ in range(n)]
+
+
+def written(dtype):
+    """Arguments we chose by hand, per overload: (args, kwargs)."""
+    a, b, _ = tensors(dtype)
+    gen = torch.Generator().manual_seed(7)
+    f = torch.float32
+    return {
+        "aten.pow.Scalar": ((2, a), {}),
+        "aten.pow.Scalar_out": ((2, a), {"out": Out()}),
+        "aten.remainder.Scalar_Tensor": ((5, a), {}),
+        "aten.remainder.Scalar_Tensor_out": ((5, a), {"out": Out()}),
+        "aten.bitwise_and.Scalar_Tensor": ((6, a), {}),
+        "aten.bitwise_or.Scalar_Tensor": ((6, a), {}),
+        "aten.bitwise_xor.Scalar_Tensor": ((6, a), {}),
+        "aten.bitwise_and.Scalar_Tensor_out": ((6, a), {"out": Out()}),
+        "aten.bitwise_or.Scalar_Tensor_out": ((6, a), {"out": Out()}),
+        "aten.bitwise_xor.Scalar_Tensor_out": ((6, a), {"out": Out()}),
+        "aten.div.Scalar_mode": ((a, 2), {"rounding_mode": "floor"}),
+        "aten.div_.Scalar_mode": ((a, 2), {"rounding_mode": "trunc"}),
+        "aten.div.Scalar_mode_out": ((a, 2), {"rounding_mode": "floor", "out": Out()}),
+        "aten.divide.Scalar_mode": ((a, 2), {"rounding_mode": "floor"}),
+        "aten.divide_.Scalar_mode": ((a, 2), {"rounding_mode": "trunc"}),
+        "aten.divide.out_mode": ((a, b), {"rounding_mode": "floor", "out": Out()}),
+        "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
+        "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
+        "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),
+        "aten.where.self_out": ((a > 2, a, b), {"out": Out()}),
+        "aten.clamp.default": ((a, 1, 3), {}),
+        "aten.clamp.out": ((a, 1, 3), {"out": Out()}),
+        "aten.clip.default": ((a, 1, 3), {}),
+        "aten.clip_.default": ((a, 1, 3), {}),
+        "aten.clip.out": ((a, 1, 3), {"out": Out()}),
+        "aten.clip.Tensor_out": ((a, b - 1, b), {"out": Out()}),
+        "aten.clamp_max.default": ((a, 2), {}),
+        "aten.clamp_max_.default": ((a, 2), {}),
+        "aten.clamp_max.out": ((a, 2), {"out": Out()}),
+        "aten.clamp_min.out": ((a, 2), {"out": Out()}),
+        "aten.all.dims": ((a > 1,), {"dim": [0, 1]}),
+        "aten.any.dims": ((a > 3,), {"dim": [1]}),
+        "aten.sum.IntList_out": ((a, [1]), {"out": Out()}),
+        "aten.prod.int_out": ((a, 1), {"out": Out()}),
+        "aten.split.sizes": ((a, [1, 3], 1), {}),
+        "aten.movedim.int": ((a, 0, 1), {}),
+        "aten.view.dtype": ((a, dtype), {}),
+        "aten.to.other": ((a, torch.zeros(2, dtype=torch.float64)), {}),
+        "aten.to.dtype_layout": ((a,), {"dtype": torch.float64, "layout": torch.strided}),
+        "aten._to_copy.default": ((a,), {"dtype": torch.float64}),
+        "aten._softmax.default": ((a.to(f), 1, False), {}),
+        "aten._log_softmax.default": ((a.to(f), 1, False), {}),
+        "aten._reshape_alias.default": ((a, [4, 3], [3, 1]), {}),
+        "aten._unsafe_view.default": ((a, [12]), {}),
+        "aten._index_put_impl_.default": ((a, [torch.tensor([0, 2])], b[0]), {}),
+        "aten.native_dropout.default": ((a.to(f), 0.0, False), {}),
+        "aten.is_same_size.default": ((a, b), {}),
+        "aten.set_.source_Tensor": ((torch.zeros(1, dtype=dtype), a), {}),
+        "aten.set_.source_Storage": ((torch.zeros(1, dtype=dtype), a.untyped_storage()), {}),
+        "aten.set_.source_Storage_storage_offset": (
+            (torch.zeros(1, dtype=dtype), a.untyped_storage(), 2, [2, 3], [4, 1]), {}),
+        "aten.arange.default": ((5,), {}),
+        "aten.arange.start": ((2, 7), {}),
+        "aten.arange.out": ((5,), {"out": Out()}),
+        "aten.rand.generator": (([3, 4],), {"generator": gen}),
+        "aten.randn.generator": (([3, 4],), {"generator": gen}),
+        "aten.randint.generator": ((9, [3, 4]), {"generator": gen}),
+        "aten.randint.low_generator": ((2, 9, [3, 4]), {"generator": gen}),
+        "aten.randperm.default": ((6,), {}),
+        "aten.randperm.generator": ((6,), {"generator": gen}),
+        "aten.rand_like.default": ((a.to(f),), {}),
+        "aten.rand_like.generator": ((a.to(f),), {"generator": gen}),
+        "aten.randn_like.generator": ((a.to(f),), {"generator": gen}),
+        "aten.randint_like.generator": ((a, 9), {"generator": gen}),
+        "aten.randint_like.low_generator_dtype": ((a, 2, 9), {"generator": gen}),
+        "aten.random_.default": ((a,), {}),
+        "aten.random_.from": ((a, 1, 5), {}),
+        "aten.random_.to": ((a, 5), {}),
+        "aten.bernoulli.p": ((a.to(f), 0.5), {}),
+        "aten.bernoulli_.float": ((a.to(f), 0.5), {}),
+        "aten.bernoulli_.Tensor": ((a.to(f), torch.full(SHAPE, 0.5)), {}),
+    }
+
+
+def synthesize(overload: str, dtype):
+    """(args, kwargs) for an overload from its schema alone, or None when a type has no rule."""
+    schema = getattr(torch.ops.aten, overload.split(".")[1]).__getattr__(
+        overload.split(".")[2])._schema
+    pool = iter(tensors(dtype, 4))
+    scalar = 2.5 if dtype.is_floating_point else 2
+    args, kwargs = [], {}
+    for arg in schema.arguments:
+        t = str(arg.type)
+        if arg.name == "out" or (arg.alias_info is not None and arg.alias_info.is_write
+                                 and arg.kwarg_only):
+            value = Out()
+        elif arg.has_default_value():
+            continue
+        elif t == "Tensor":
+            value = next(pool)
+        elif t in ("Scalar", "number"):
+            value = scalar
+        elif t == "int":
+            value = 1
+        elif t in ("int[]", "SymInt[]", "int[1]", "List[int]"):
+            value = [1]
+        elif t == "bool":
+            value = False
+        elif t == "float":
+            value = 0.5
+        else:
+            return None
+        (kwargs.__setitem__(arg.name, value) if arg.kwarg_only else args.append(value))
+    return tuple(args), kwargs
+
+
+def functional_of(overload: str) -> list[str]:
+    """Candidate functional overloads of an out= overload ("aten.add.Scalar_out" -> Scalar)."""
+    _, name, ov = overload.split(".")
+    if ov == "out":
+        names = ["default", "Tensor", "dim_IntList"]
+    elif ov == "out_mode":
+        names = ["Tensor_mode"]
+    else:
+        names = [ov.removesuffix("_out"), ov.removesuffix("_out") + "_int",
+                 "dim_" + ov.removesuffix("_out")]
+    return [f"aten.{name}.{n}" for n in names]
+
+
+def fill_outs(overload: str, args, kwargs):
+    """Replaces Out() placeholders by zeros shaped like the functional form's result."""
+    if not any(isinstance(v, Out) for v in kwargs.values()):
+        return kwargs
+    rest = {k: v for k, v in kwargs.items() if not isinstance(v, Out)}
+    for candidate in functional_of(overload):
+        _, name, ov = candidate.split(".")
+        packet = getattr(torch.ops.aten, name)
+        if ov not in packet.overloads():
+            continue
+        try:
+            result = getattr(packet, ov)(*args, **rest)
+        except Exception:  # noqa: BLE001 - try the next candidate
+            continue
+        results = result if isinstance(result, tuple) else (result,)
+        outs = [k for k, v in kwargs.items() if isinstance(v, Out)]
+        if len(outs) != len(results):
+            continue
+        return {**rest, **{k: torch.zeros(r.shape, dtype=r.dtype) for k, r in zip(outs, results)}}
+    raise codec.Unencodable(f"no functional form of {overload} gives its out= shape")
+
+
+DTYPES = ("float32", "int64")
+
+
+def draw_overload(overload: str, max_samples: int) -> dict:
+    key = f"extra:{overload}"
+    record = {"key": key, "name": key, "variant": "", "aten_name": overload,
+              "spellings": [("aten", "torch.ops." + overload)], "full": True, "cases": [],
+              "refs": {}, "reached": {}, "skipped": [], "version": DRAW_VERSION}
+    for dtype in DTYPES:
+        torch.manual_seed(seed_of(f"{key}|{dtype}"))
+        tdtype = getattr(torch, dtype)
+        spec = written(tdtype).get(overload) or synthesize(overload, tdtype)
+        if spec is None:
+            record["skipped"].append(f"{dtype}: no written case and no rule for its schema")
+            continue
+        args, kwargs = spec
+        try:
+            kwargs = fill_outs(overload, args, kwargs)
+            enc = codec.Encoder()
+            a, k = enc.encode(tuple(args)), enc.encode(dict(kwargs))
+        except codec.Unencodable as e:
+            record["skipped"].append(f"{dtype}: {e}")
+            continue
+        state = enc.state()
+        stem = f"{key}|{dtype}|0"
+        seed = seed_of(stem)
+        fn = getattr(getattr(torch.ops.aten, overload.split(".")[1]), overload.split(".")[2])
+        names = [x.name for x in fn._schema.arguments]
+        ref = {"dtype": dtype, "reached": [overload],
+               "outcome": run_call(fn, state, a, k, seed)}
+        if dtype == "float32":
+            ref["outcome64"] = run_call(fn, widened(state), a, k, seed)
+        record["refs"][f"{dtype}|0"] = ref
+        calls = traced(fn, state, a, k, seed)
+        record["reached"][overload] = 1
+        for c in calls:
+            record["reached"][c["overload"]] = record["reached"].get(c["overload"], 0) + 1
+        positional = {"id": f"{stem}|aten:{overload}", "op": key, "dtype": dtype, "sample": 0,
+                      "spelling": "aten", "call": "torch.ops." + overload, "args": a,
+                      "kwargs": k, "state": state, "seed": seed, "reached": [overload],
+                      "same_as_entry": True}
+        named = dict(positional, id=f"{stem}|aten_kw:{overload}", spelling="aten_kw", args=(),
+                     kwargs={**dict(zip(names, a)), **k})
+        for case in (positional, named):
+            case["upstream"] = run_call(fn, state, case["args"], case["kwargs"], seed)
+            record["cases"].append(case)
+    return record
+
+
+def draw_all(overloads: list[str], max_samples: int) -> list[dict]:
+    return [draw_overload(ov, max_samples) for ov in overloads]

@@ -1,0 +1,244 @@
+"""Judges every replayed case and writes docs/AGREEMENT.md (generated; never edit it by hand).
+
+`evaluate` turns the drawn entries and our results into a summary (plain data, also written as
+JSON): a verdict per case, a row per aten overload with its counts per grade, the derived
+allowance per (entry, dtype), the implemented ops no case reaches, and the ops OpInfo reaches that
+we do not implement. `write_report` renders it. NumPy only, through judge.py.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import re
+import subprocess
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from torchnative.harness import codec, judge
+
+GRADE_RANK = {g: i for i, g in enumerate(judge.GRADES)}
+
+
+def entry_path(folder: Path, key: str) -> Path:
+    return folder / (key.replace("/", "_") + ".pkl")
+
+
+def allowances(record: dict) -> dict[str, dict]:
+    """dtype -> {"samples", "p90", "floor", "allowance", "own": per-sample errors by index}."""
+    own = defaultdict(dict)
+    for ref_key, ref in record["refs"].items():
+        dtype, sample = ref_key.split("|")
+        if dtype in judge.FLOATING and dtype != "float64":
+            e = judge.own_error(ref)
+            if e is not None:
+                own[dtype][int(sample)] = e
+    out = {}
+    for dtype in {r.split("|")[0] for r in record["refs"]} | set(own):
+        if dtype not in judge.FLOATING:
+            continue
+        errs = [e for e in own[dtype].values() if np.isfinite(e)]
+        out[dtype] = {"samples": len(errs), "floor": judge.floor_of(dtype),
+                      "p90": float(np.percentile(errs, 90)) if errs else None,
+                      "allowance": judge.allowance(errs, dtype), "own": own[dtype]}
+    return out
+
+
+def context_for(case: dict, ours: dict, record: dict, allow: dict) -> judge.Context:
+    dtype = case["dtype"]
+    ref, own = None, 0.0
+    ref_rec = record["refs"].get(f"{dtype}|{case['sample']}")
+    applies = case["spelling"] not in ("aten", "aten_kw") or case.get("same_as_entry")
+    if ref_rec is not None and applies and "outcome64" in ref_rec:
+        ref = ref_rec["outcome64"]
+        own = allow.get(dtype, {}).get("own", {}).get(case["sample"], 0.0)
+    if dtype in allow:
+        bound = allow[dtype]["allowance"]
+    else:  # integer inputs with floating results, or float64: no wider rerun
+        bound = allow.get("float32", {}).get("allowance", judge.floor_of("float32"))
+        if dtype == "float64":
+            bound = judge.floor_of("float64")
+    return judge.Context(up=case["upstream"], ours=ours, ref=ref, allowance=bound, own=own,
+                         values_defined=not record.get("values_undefined"))
+
+
+NAMED = re.compile(r"\baten(?:\.|::)(\w+)(?:\.(\w+))?")
+
+
+def attributed(case: dict, verdict: judge.Verdict) -> list[str]:
+    """The overload rows a verdict counts in: every overload the case reached, except that a
+    failure of a case that reached several, whose message names an aten overload, counts only
+    for the overloads it names (a refusal of aten.conj.default inside a composite says nothing
+    of aten.mul.Tensor, which the same case also reached)."""
+    reached = list(dict.fromkeys(case["reached"]))
+    if verdict.grade == "agrees" or len(reached) < 2:
+        return reached
+    named = [f"aten.{m.group(1)}.{m.group(2) or 'default'}"
+             for m in NAMED.finditer(verdict.reason)]
+    return list(dict.fromkeys(named)) or reached
+
+
+def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str],
+             reach: dict, subset: bool = False, inject: str = "") -> dict:
+    rows = defaultdict(lambda: {"grades": Counter(), "worst": None, "entries": set()})
+    case_grades, exercised, objected = Counter(), Counter(), Counter()
+    tolerances, entries, skipped = [], [], {}
+    covered = set()
+    for key in keys:
+        record = codec.load(entry_path(folder, key))
+        results = {r["index"]: r["ours"] for r in codec.read_records(
+            entry_path(run_dir, key).with_suffix(".results"))}
+        allow = allowances(record)
+        for dtype, a in sorted(allow.items()):
+            tolerances.append({"entry": key, "dtype": dtype, "samples": a["samples"],
+                               "p90": a["p90"], "floor": a["floor"],
+                               "allowance": a["allowance"]})
+        if record["skipped"]:
+            skipped[key] = record["skipped"]
+        grades = Counter()
+        for i, case in enumerate(record["cases"]):
+            ours = results.get(i, {"ok": False, "crash": "no result was recorded",
+                                   "exc": "crash", "msg": ""})
+            verdict = judge.judge(context_for(case, ours, record, allow))
+            case_grades[verdict.grade] += 1
+            grades[verdict.grade] += 1
+            exercised.update(verdict.exercised)
+            if verdict.comparator:
+                objected[verdict.comparator] += 1
+            covered.update(case["reached"])
+            for ov in attributed(case, verdict):
+                row = rows[ov]
+                row["grades"][verdict.grade] += 1
+                row["entries"].add(key)
+                rank = GRADE_RANK[verdict.grade]
+                if row["worst"] is None or rank < row["worst"]["rank"]:
+                    row["worst"] = {"rank": rank, "grade": verdict.grade, "case": case["id"],
+                                    "reason": verdict.reason, "error": verdict.error,
+                                    "allowance": verdict.allowance}
+        entries.append({"entry": key, "cases": sum(grades.values()), "grades": dict(grades)})
+    impl = set(implemented)
+    overloads = []
+    for ov, row in rows.items():
+        worst = row["worst"]
+        overloads.append({"overload": ov, "implemented": ov in impl,
+                          "grade": worst["grade"] if worst else "agrees",
+                          "grades": dict(row["grades"]), "entries": sorted(row["entries"]),
+                          "example": None if worst["grade"] == "agrees" else worst})
+    overloads.sort(key=lambda r: (not r["implemented"], GRADE_RANK[r["grade"]], r["overload"]))
+    overload_grades = Counter(r["grade"] for r in overloads if r["implemented"])
+    users = Counter()
+    for r in reach.values():
+        for ov in r:
+            users[ov] += 1
+    next_work = [{"overload": ov, "entries": n} for ov, n in
+                 sorted(users.items(), key=lambda x: (-x[1], x[0]))
+                 if ov not in impl and ov.startswith("aten.")]
+    return {"cases": sum(case_grades.values()),
+            "case_grades": {g: case_grades.get(g, 0) for g in reversed(judge.GRADES)},
+            "overload_grades": {g: overload_grades.get(g, 0) for g in reversed(judge.GRADES)},
+            "implemented": len(impl),
+            "uncovered": None if subset else sorted(impl - covered),
+            "overloads": overloads, "entries": entries, "tolerances": tolerances,
+            "exercised": dict(exercised), "objected": dict(objected), "skipped": skipped,
+            "next_work": next_work, "subset": subset, "inject": inject,
+            "provenance": provenance()}
+
+
+def provenance() -> dict:
+    root = Path(__file__).resolve().parents[2]
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "unknown"
+
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": git("rev-parse", "--short", "HEAD") + (" + uncommitted changes"
+                                                              if dirty else ""),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": f"{platform.machine()}, {_cpu_count()} cores"}
+
+
+def _cpu_count() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0))
+
+
+def _fmt(x) -> str:
+    return "—" if x is None else f"{x:.3g}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")[:220]
+
+
+def write_report(s: dict, path: Path) -> None:
+    p = s["provenance"]
+    og, cg = s["overload_grades"], s["case_grades"]
+    uncovered = s["uncovered"]
+    if uncovered is None:
+        coverage = "Coverage of the implemented overloads: not checked (a subset was run)."
+    else:
+        coverage = (f"Implemented overloads that no case reaches: {len(uncovered)}"
+                    + (" (" + ", ".join(f"`{o}`" for o in uncovered) + ")" if uncovered
+                       else "") + ".")
+    lines = [
+        "# Agreement with upstream torch 2.13.0, every operator",
+        "",
+        f"Generated by `make agree` (`python -m torchnative.harness`) on {p['date']} at commit "
+        f"{p['commit']} on {p['machine']}, in {s['seconds']} s; never edit by hand. The rule "
+        "(grades, derived tolerances, comparators) is [AGREEMENT_RULES.md](AGREEMENT_RULES.md).",
+        "",
+        f"**Implemented overloads ({s['implemented']}) by their worst case:** "
+        + ", ".join(f"{g} {og[g]}" for g in og)
+        + f". **Cases ({s['cases']}):** " + ", ".join(f"{g} {cg[g]}" for g in cg) + ".",
+        "",
+        coverage,
+        "",
+        f"Settings: {s['settings']}.",
+        "",
+        "## Per overload",
+        "",
+        "Worst grade over every case that reaches the overload (any spelling), the counts per "
+        "grade, and the worst case with why. Implemented overloads first.",
+        "",
+        "| overload | ours | grade | agrees | reaches | builds | refuses | crashes | worst case |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in s["overloads"]:
+        g = r["grades"]
+        ex = r["example"]
+        why = "" if not ex else _cell(f"`{ex['case']}`: {ex['reason']}")
+        lines.append(f"| `{r['overload']}` | {'yes' if r['implemented'] else 'no'} | "
+                     f"{r['grade']} | " + " | ".join(str(g.get(k, 0)) for k in
+                                                    reversed(judge.GRADES)) + f" | {why} |")
+    lines += ["", "## Derived tolerances", "",
+              "Per OpInfo entry and floating dtype: samples with a float64 rerun, the 90th "
+              "percentile of upstream's own scaled error, the floor (4 ulp), and the allowance "
+              "(the larger).", "",
+              "| entry | dtype | samples | p90 own error | floor | allowance |",
+              "|---|---|---|---|---|---|"]
+    for t in s["tolerances"]:
+        lines.append(f"| `{t['entry']}` | {t['dtype']} | {t['samples']} | {_fmt(t['p90'])} | "
+                     f"{_fmt(t['floor'])} | {_fmt(t['allowance'])} |")
+    lines += ["", "## Next work: reached by OpInfo, not implemented", "",
+              "Aten overloads that OpInfo samples reach and our dispatch table lacks, most used "
+              "first (used = number of OpInfo entries whose samples reach it).", "",
+              "| overload | entries |", "|---|---|"]
+    for n in s["next_work"]:
+        lines.append(f"| `{n['overload']}` | {n['entries']} |")
+    if s["skipped"]:
+        lines += ["", "## Samples the harness could not carry", ""]
+        for key, why in sorted(s["skipped"].items()):
+            lines.append(f"- `{key}`: " + _cell("; ".join(why[:3])))
+    path.write_text("\n".join(lines) + "\n")
+    compact = {k: s[k] for k in ("cases", "case_grades", "overload_grades", "implemented",
+                                 "uncovered", "seconds", "settings", "provenance")}
+    compact["next_work"] = s["next_work"][:20]
+    path.with_suffix(".json").write_text(json.dumps(compact, indent=1) + "\n")
