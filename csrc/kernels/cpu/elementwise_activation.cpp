@@ -7,12 +7,13 @@
 // SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
 // (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
 // (elementwise_sleef.h) these agree bit for bit. Upstream's contiguous float32 and bfloat16
-// gelu('none') run oneDNN's gelu_erf, and its float64 one a newer SLEEF's erf, neither of which is
-// reproduced; the agreement tests measure them.
+// gelu('none') run oneDNN's gelu_erf (here SLEEF's vector erff, vec_math.h), and its float64 one a
+// newer SLEEF's erf (here std::erf); neither is reproduced, and the agreement tests measure them.
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace tn {
 namespace {
@@ -56,6 +57,14 @@ TN_REGISTER_ELEMENTWISE("aten::relu", kRelu, relu_compute);
 TN_REGISTER_ELEMENTWISE("aten::relu_", kReluI, relu_compute);
 TN_REGISTER_ELEMENTWISE("aten::relu.out", kReluOX, relu_compute);
 
+// gelu('none') over every row in float, a chunk at a time through vec::gelu_erf_f32 (the loop
+// converts other dtypes to float and back, as ew_run does).
+void gelu_erf_rows(const EwIter& it) {
+  ew_detail::run_rows<float, float>(
+      it, [](float* o, const std::tuple<const float*>& in, int64_t m, int64_t, int64_t,
+             char* const*) { vec::gelu_erf_f32(std::get<0>(in), o, m); });
+}
+
 // gelu(x, approximate) (approximate is argument 1):
 //   'none': x * 0.5 * (1 + erf(x / sqrt(2)))
 //   'tanh': 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
@@ -83,10 +92,13 @@ void gelu_compute(EwIter& it, const Call& c) {
         ew_run<T, T>(it, scalar);
       } else {
         // Upstream hands contiguous float32 and bfloat16 inputs of more than one element to
-        // oneDNN (use_mkldnn in its Activation.cpp), computed here with std::erf.
+        // oneDNN (use_mkldnn in its Activation.cpp), computed here with SLEEF's vector erff
+        // (vec_math.h; std::erf without it), in float, rounded once to T.
         const TensorImpl* self = it.ops[0].tensor;
         bool onednn = !std::is_same_v<T, Half> && self->is_contiguous() && self->numel() > 1;
-        if (onednn)
+        if (onednn && vec::vec_width() != 0)
+          gelu_erf_rows(it);
+        else if (onednn)
           ew_run<T, T>(it, scalar);
         else
           ew_run_simd<T, T>(
