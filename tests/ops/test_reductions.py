@@ -32,7 +32,14 @@ A = {
     "k": rng.standard_normal((1, 2, 5, 8)), "vv": rng.standard_normal((1, 2, 5, 6)),
     "big": rng.standard_normal((7, 300)) * 100, "w": rng.standard_normal(4),
     "w5": rng.standard_normal(5),
+    # MiniLM's layer_norm rows: 384 wide, a mean far from 0 next to the spread. Values exact in
+    # float32, so the float64 run sees the same inputs: otherwise rounding the inputs alone
+    # (b near -y) puts even an exactly rounded answer outside the per-element allowance.
+    "ln": rng.standard_normal((8, 384)) * 2 + 5, "lw": rng.standard_normal(384),
+    "lb": rng.standard_normal(384),
 }
+for n in ("ln", "lw", "lb"):
+    A[n] = A[n].astype(np.float32).astype(np.float64)
 I = {"i": rng.integers(-5, 5, (3, 4)), "bo": rng.integers(0, 2, (3, 4)).astype(bool),
      "idx": np.array([[0, 2], [1, 1]])}
 def env(dt):
@@ -78,7 +85,9 @@ CASES = [
     "F.linear(x, m2_t, w5)", "F.linear(x, m1)", "torch.softmax(x, 1)",
     "torch.log_softmax(big, 1)", "torch.softmax(m2_t, 0)",
     "F.layer_norm(x, (4,))", "F.layer_norm(x, (4,), w, v)", "F.layer_norm(x, (3, 4))",
-    "F.layer_norm(big, (300,))",
+    "F.layer_norm(big, (300,))", "F.layer_norm(ln, (384,), lw, lb, 1e-12)",
+    "F.layer_norm(ln, (384,))", "torch.native_layer_norm(ln, (384,), lw, lb, 1e-5)",
+    "torch.native_layer_norm(ln.T, (8,), None, lw[:8], 1e-5)",
     "F.embedding(idx, m1)", "F.scaled_dot_product_attention(q, k, vv, enable_gqa=True)",
     "F.scaled_dot_product_attention(q, q, q, is_causal=True)",
     "F.dropout(x, 0.5, training=False)",
