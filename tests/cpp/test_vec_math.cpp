@@ -97,4 +97,22 @@ TEST(VecMath, ExpHasTheBitsOfSleefsScalarExp) {
   }
 }
 
+// Attention's products: every sum in order, no fused step, so exactly a plain float loop's bits.
+TEST(VecMath, MatmulRowsHasThePlainLoopsBits) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  const int64_t rows = 7, n = 33, width = 32, ld = 40, lda = 35, ldo = 36;
+  std::vector<float> a = spread(rows * lda), m = spread(n * ld), out(rows * ldo, -1.f);
+  tn::vec::matmul_rows_f32(a.data(), lda, rows, m.data(), ld, n, width, out.data(), ldo);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = 0; c < width; ++c) {
+      volatile float acc = 0;  // volatile: one rounding per product and per sum
+      for (int64_t t = 0; t < n; ++t) {
+        volatile float prod = a[i * lda + t] * m[t * ld + c];
+        acc = acc + prod;
+      }
+      ASSERT_TRUE(same_bits(out[i * ldo + c], acc)) << i << " " << c;
+    }
+  EXPECT_EQ(out[width], -1.f);  // columns past width untouched
+}
+
 }  // namespace

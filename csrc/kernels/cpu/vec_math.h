@@ -25,4 +25,11 @@ void gelu_erf_f32(const float* x, float* y, int64_t n);
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);
 
+// out[i * ldo + c] = sum over t < n, in order, of a[i * lda + t] * m[t * ld + c], for i < rows
+// and c < width (a multiple of 16), every product and every sum rounded (no fused steps): a
+// plain dot product's arithmetic, vectorised over c. For attention's small products, where
+// BLAS's summation order fails agreement (nn_attention.cpp).
+void matmul_rows_f32(const float* a, int64_t lda, int64_t rows, const float* m, int64_t ld,
+                     int64_t n, int64_t width, float* out, int64_t ldo);
+
 }  // namespace tn::vec
