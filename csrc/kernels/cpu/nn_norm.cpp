@@ -52,9 +52,9 @@ void layer_norm_rule(Call& c) {
 // lo, hi's rounding shifts every y of a row alike, and a float affine rounds three times; each
 // took ours past upstream's own error on some element (the double affine costs 7 against 6 us
 // at 8 x 384). w and b may be null.
-void layer_norm_row_f32(const float* __restrict x, int64_t n, const float* __restrict w,
-                        const float* __restrict b, double eps, float* __restrict y,
-                        float* mean_out, float* rstd_out) {
+__attribute__((always_inline)) inline void layer_norm_row_f32(
+    const float* __restrict x, int64_t n, const float* __restrict w, const float* __restrict b,
+    double eps, float* __restrict y, float* mean_out, float* rstd_out) {
   constexpr int kLanes = 16;
   auto fold = [](auto* lane) {
     for (int half = kLanes / 2; half > 0; half /= 2)
@@ -97,6 +97,22 @@ void layer_norm_row_f32(const float* __restrict x, int64_t n, const float* __res
   *rstd_out = static_cast<float>(rstd);
 }
 
+// Every float32 row, with layer_norm_row_f32 compiled for AVX2 where the CPU has it (the same
+// lanes and no FMA, so the same bits as the baseline build: checked on 230,074 outputs; 40 -> 31
+// us at 90 x 384, measured).
+__attribute__((target("avx2"))) void layer_norm_rows_avx2(const float* x, int64_t rows,
+                                                          int64_t n, const float* w,
+                                                          const float* b, double eps, float* y,
+                                                          float* mean, float* rstd) {
+  for (int64_t r = 0; r < rows; ++r)
+    layer_norm_row_f32(x + r * n, n, w, b, eps, y + r * n, mean + r, rstd + r);
+}
+void layer_norm_rows_base(const float* x, int64_t rows, int64_t n, const float* w,
+                          const float* b, double eps, float* y, float* mean, float* rstd) {
+  for (int64_t r = 0; r < rows; ++r)
+    layer_norm_row_f32(x + r * n, n, w, b, eps, y + r * n, mean + r, rstd + r);
+}
+
 void layer_norm_cpu(Call& c) {
   std::string key = c.key();
   Tensor x = contiguous(c.tensor(0), key);
@@ -115,8 +131,8 @@ void layer_norm_cpu(Call& c) {
     const float* pb = b ? data_of<float>(bc, key) : nullptr;
     float* pm = data_of<float>(c.results[1].tensor, key);  // new and contiguous (the rule)
     float* pr = data_of<float>(c.results[2].tensor, key);
-    for (int64_t r = 0; r < rows; ++r)
-      layer_norm_row_f32(px + r * n, n, pw, pb, eps, py + r * n, pm + r, pr + r);
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    (avx2 ? layer_norm_rows_avx2 : layer_norm_rows_base)(px, rows, n, pw, pb, eps, py, pm, pr);
     return;
   }
   Tensor mean_a = empty_tensor({rows}, acc, Device{}), rstd_a = empty_tensor({rows}, acc, Device{});
