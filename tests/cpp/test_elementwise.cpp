@@ -11,6 +11,7 @@
 
 #include "core/half.h"
 #include "dispatch/kernel.h"
+#include "kernels/cpu/elementwise_sleef.h"
 #include "kernels/rules/elementwise.h"
 
 using namespace tn;
@@ -274,6 +275,24 @@ TEST(Elementwise, GeluFormsDiffer) {
     EXPECT_NEAR(none[i], xi * 0.5 * (1 + std::erf(xi / std::sqrt(2.0))), 1e-6);
   }
   EXPECT_NE(none[0], th[0]);
+}
+
+// Contiguous float32 sigmoid and silu run SLEEF's vector exp a chunk at a time; the results
+// must keep the per-element formulas' bits: SLEEF's exp where upstream's vector loop runs (all
+// but the last n % 16 elements), std::exp on that tail.
+TEST(Elementwise, SigmoidAndSiluKeepThePerElementBits) {
+  if (!sleef::available()) GTEST_SKIP() << "built without SLEEF or no FMA";
+  std::vector<float> x(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * i) * (i % 7 ? 9.0f : 90.0f);
+  std::vector<double> sg = values(call_tensor("aten::sigmoid", {T(floats(x))}));
+  std::vector<double> si = values(call_tensor("aten::silu", {T(floats(x))}));
+  for (size_t i = 0; i < x.size(); ++i) {
+    bool vec = i < x.size() - x.size() % 16;
+    float e = vec ? sleef::exp(0.f - x[i]) : std::exp(-x[i]);
+    ASSERT_EQ(static_cast<float>(sg[i]), 1.f / (1.f + e)) << i;
+    e = vec ? sleef::exp(-x[i]) : std::exp(-x[i]);
+    ASSERT_EQ(static_cast<float>(si[i]), x[i] / (1.f + e)) << i;
+  }
 }
 
 TEST(Elementwise, MetaTensorsGetShapeAndDtypeOnly) {

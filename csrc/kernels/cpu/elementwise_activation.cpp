@@ -6,13 +6,17 @@
 // strided inputs); its SIMD path (Note [Vector and scalar paths]) computes sigmoid and silu with
 // SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
 // (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
-// (elementwise_sleef.h) these agree bit for bit. Upstream's contiguous float32 and bfloat16
-// gelu('none') run oneDNN's gelu_erf, and its float64 one a newer SLEEF's erf, neither of which is
-// reproduced; the agreement tests measure them.
+// (elementwise_sleef.h) these agree bit for bit; float32 sigmoid and silu take SLEEF's vector exp
+// a chunk at a time (vec_math.h), which has the scalar one's bits. Upstream's contiguous float32
+// and bfloat16 gelu('none') run oneDNN's gelu_erf (here vec::gelu_erf_f32, vec_math.h), and its
+// float64 one a newer SLEEF's erf (here std::erf); neither is reproduced, and the agreement tests
+// measure them.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace tn {
 namespace {
@@ -21,13 +25,63 @@ using V = EwVariant;
 using D = EwDtype;
 using O = EwOutCheck;
 
+// ew_run_split<float, float> (the same split between upstream's vector and scalar elements)
+// with the vector elements computed a chunk at a time: arrays(o, x, k, tmp) fills o[0..k) from
+// x[0..k), tmp being k floats of scratch (o may be x). For float32 ops whose vector formula
+// calls SLEEF's exp: vec::exp_f32 gives exactly sleef::exp's bits (vec_math.h), so the results
+// are those of the per-element formula, a function call per element cheaper.
+// The steps of sigmoid and silu over k floats, in blocks of 16 (GCC -O2 vectorises a fixed trip
+// count only). o may be x itself (in place), the exact aliasing __restrict stays right for, as
+// in ew_detail::core; t is scratch.
+void neg_exp(const float* __restrict x, float* __restrict t, int64_t k, bool zero_minus) {
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16)
+    for (int j = 0; j < 16; ++j) t[i + j] = zero_minus ? 0.f - x[i + j] : -x[i + j];
+  for (; i < k; ++i) t[i] = zero_minus ? 0.f - x[i] : -x[i];
+  vec::exp_f32(t, t, k);
+}
+void sigmoid_arrays(float* __restrict o, const float* x, int64_t k, float* __restrict t) {
+  neg_exp(x, t, k, true);
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16)
+    for (int j = 0; j < 16; ++j) o[i + j] = 1.f / (1.f + t[i + j]);
+  for (; i < k; ++i) o[i] = 1.f / (1.f + t[i]);
+}
+void silu_arrays(float* __restrict o, const float* __restrict x, int64_t k, float* __restrict t) {
+  neg_exp(x, t, k, false);
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16)
+    for (int j = 0; j < 16; ++j) o[i + j] = x[i + j] / (1.f + t[i + j]);
+  for (; i < k; ++i) o[i] = x[i] / (1.f + t[i]);
+}
+
+template <typename FA, typename FS>
+void ew_run_split_f32(const EwIter& it, FA&& arrays, FS&& scalar) {
+  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(float);
+  bool vectorised = ew_detail::row_is_vectorised(it);
+  alignas(64) float tmp[ew_detail::kChunk];
+  ew_detail::run_rows<float, float>(
+      it, [&](float* o, const std::tuple<const float*>& in, int64_t m, int64_t i0, int64_t n,
+              char* const*) {
+        const float* x = std::get<0>(in);
+        int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
+        int64_t k = std::min(std::max<int64_t>(vec_end - i0, 0), m);
+        if (k > 0) arrays(o, x, k, tmp);
+        for (int64_t i = k; i < m; ++i) o[i] = scalar(x[i]);
+      });
+}
+
 // sigmoid(x) = 1 / (1 + exp(-x)); integers compute in the default float dtype.
 void sigmoid_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "sigmoid_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A a) { return A(1) / (A(1) + sleef::exp(A(0) - a)); },
-                      [](A a) { return A(1) / (A(1) + std::exp(-a)); });
+    auto scalar = [](A a) { return A(1) / (A(1) + std::exp(-a)); };
+    if constexpr (std::is_same_v<T, float>) {
+      if (sleef::available() && vec::vec_width() != 0)
+        return ew_run_split_f32(it, sigmoid_arrays, scalar);
+    }
+    ew_run_simd<T, T>(it, [](A a) { return A(1) / (A(1) + sleef::exp(A(0) - a)); }, scalar);
   });
 }
 
@@ -56,6 +110,14 @@ TN_REGISTER_ELEMENTWISE("aten::relu", kRelu, relu_compute);
 TN_REGISTER_ELEMENTWISE("aten::relu_", kReluI, relu_compute);
 TN_REGISTER_ELEMENTWISE("aten::relu.out", kReluOX, relu_compute);
 
+// gelu('none') over every row in float, a chunk at a time through vec::gelu_erf_f32 (the loop
+// converts other dtypes to float and back, as ew_run does).
+void gelu_erf_rows(const EwIter& it) {
+  ew_detail::run_rows<float, float>(
+      it, [](float* o, const std::tuple<const float*>& in, int64_t m, int64_t, int64_t,
+             char* const*) { vec::gelu_erf_f32(std::get<0>(in), o, m); });
+}
+
 // gelu(x, approximate) (approximate is argument 1):
 //   'none': x * 0.5 * (1 + erf(x / sqrt(2)))
 //   'tanh': 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
@@ -83,10 +145,13 @@ void gelu_compute(EwIter& it, const Call& c) {
         ew_run<T, T>(it, scalar);
       } else {
         // Upstream hands contiguous float32 and bfloat16 inputs of more than one element to
-        // oneDNN (use_mkldnn in its Activation.cpp), computed here with std::erf.
+        // oneDNN (use_mkldnn in its Activation.cpp), computed here with SLEEF's vector erff
+        // (vec_math.h; std::erf without it), in float, rounded once to T.
         const TensorImpl* self = it.ops[0].tensor;
         bool onednn = !std::is_same_v<T, Half> && self->is_contiguous() && self->numel() > 1;
-        if (onednn)
+        if (onednn && vec::vec_width() != 0)
+          gelu_erf_rows(it);
+        else if (onednn)
           ew_run<T, T>(it, scalar);
         else
           ew_run_simd<T, T>(
@@ -108,8 +173,12 @@ void silu_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "silu_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A x) { return x / (A(1) + sleef::exp(-x)); },
-                      [](A x) { return x / (A(1) + std::exp(-x)); });
+    auto scalar = [](A x) { return x / (A(1) + std::exp(-x)); };
+    if constexpr (std::is_same_v<T, float>) {
+      if (sleef::available() && vec::vec_width() != 0)
+        return ew_run_split_f32(it, silu_arrays, scalar);
+    }
+    ew_run_simd<T, T>(it, [](A x) { return x / (A(1) + sleef::exp(-x)); }, scalar);
   });
 }
 

@@ -2,10 +2,14 @@
 // mask (bool: -inf where false; float: added), causal masking (top-left aligned tril), a safe
 // softmax (fully masked rows give 0), then @ v. Intermediates are rounded to the input dtype as
 // upstream's tensors are; upstream's CPU default is a flash kernel, so not bit-identical.
+// float32 has its own vectorised path (sdpa_f32), other dtypes plain loops (sdpa_cpu).
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/vec_math.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -100,6 +104,119 @@ std::vector<int64_t> batch_offsets(const Tensor& t, size_t nb) {
   return offs;
 }
 
+constexpr int kBlock = 16;  // lanes of the vectorised loops below
+int64_t padded(int64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
+
+// Safe softmax of each of the L rows of p (L x ld, S used, ld a multiple of kBlock) in place:
+// exp(x - row max), divided by the row's sum taken in order; a row that is -inf throughout gives
+// 0; columns from S to ld are left 0. exp is SLEEF's expf u10 (vec_math.h; upstream's
+// vectorised softmax uses the same), std::exp without it, over the whole buffer at once. The
+// rows' sums run side by side (each in its own order): one row's chain of dependent adds alone
+// was a fifth of the kernel's time.
+void softmax_rows_f32(float* p, int64_t L, int64_t S, int64_t ld) {
+  std::vector<char> dead(static_cast<size_t>(L));
+  for (int64_t i = 0; i < L; ++i) {
+    float* r = p + i * ld;
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < S; ++j) mx = std::max(mx, r[j]);
+    dead[i] = mx == -INFINITY;
+    for (int64_t j = 0; j < S; ++j) r[j] = dead[i] ? -INFINITY : r[j] - mx;
+    for (int64_t j = S; j < ld; ++j) r[j] = -INFINITY;
+  }
+  if (vec::vec_width() != 0)
+    vec::exp_f32(p, p, L * ld);
+  else
+    for (int64_t j = 0; j < L * ld; ++j) p[j] = std::exp(p[j]);
+  std::vector<float> sum(static_cast<size_t>(L), 0.f);
+  for (int64_t j = 0; j < S; ++j)
+    for (int64_t i = 0; i < L; ++i) sum[i] += p[i * ld + j];
+  for (int64_t i = 0; i < L; ++i) {
+    float* r = p + i * ld;
+    const float si = dead[i] ? 1.f : sum[i];  // a dead row is 0 throughout already
+    for (int64_t j0 = 0; j0 < ld; j0 += kBlock)
+      for (int j = 0; j < kBlock; ++j) r[j0 + j] /= si;
+  }
+}
+
+// out[c] = sum over t < n, in order, of a[t * as] * m[t * ld + c], for c < kBlock: one block
+// of columns of a (1 x n) . (n x ld) product, for CPUs without vec::matmul_rows_f32 (same
+// arithmetic, so the same bits; GCC -O2 vectorises over c, each sum still runs over t in order).
+inline void dot_block(const float* a, int64_t as, const float* __restrict m, int64_t ld,
+                      int64_t n, float* __restrict out) {
+  float acc[kBlock] = {};
+  for (int64_t t = 0; t < n; ++t) {
+    const float at = a[t * as];
+    for (int c = 0; c < kBlock; ++c) acc[c] += at * m[t * ld + c];
+  }
+  for (int c = 0; c < kBlock; ++c) out[c] = acc[c];
+}
+
+// float32, the math path's arithmetic: scores = (q sqrt(scale)) . (k sqrt(scale)) summed over
+// the head dim in order, the masks, a safe softmax (softmax_rows_f32), out = sum over keys in
+// order of p * v, all in float without fused steps; the loops are turned so that the vector
+// lanes run over keys (scores) and over the value dim (out). BLAS (tn::gemm) was measured
+// first: its own summation order took ours past upstream's own error, element by element, on
+// the GQA case of tests/ops/test_reductions.py, which this order passes (upstream's CPU default
+// for float32 is a flash kernel, not bit-identical either).
+void sdpa_f32(const SdpaShape& s, size_t nb, const Tensor& q, const Tensor& k, const Tensor& v,
+              const Tensor* mask, bool causal, double scale, const Tensor& out,
+              const std::string& key) {
+  auto qo = batch_offsets(q, nb), ko = batch_offsets(k, nb), vo = batch_offsets(v, nb);
+  auto mo = mask ? batch_offsets(*mask, nb) : std::vector<int64_t>(qo.size(), 0);
+  const float *pq = data_of<float>(q, key), *pk = data_of<float>(k, key);
+  const float* pv = data_of<float>(v, key);
+  float* po = data_of<float>(out, key);
+  bool mbool = mask && (*mask)->dtype() == ScalarType::Bool;
+  const void* pm = mask ? (*mask)->dense_cpu_data(key.c_str()) : nullptr;
+  const float sq = static_cast<float>(std::sqrt(scale));
+  const int64_t Sp = padded(s.S), Evp = padded(s.Ev);
+  const int64_t qs0 = q->stride(nb), qs1 = q->stride(nb + 1), ks0 = k->stride(nb);
+  const int64_t ks1 = k->stride(nb + 1), vs0 = v->stride(nb), vs1 = v->stride(nb + 1);
+  std::vector<float> kt(static_cast<size_t>(s.E * Sp));   // E x Sp: k * sqrt(scale), transposed
+  std::vector<float> vp(static_cast<size_t>(s.S * Evp));  // S x Evp: v, rows padded
+  std::vector<float> p(static_cast<size_t>(s.L * Sp));    // L x Sp: scores, then probabilities
+  std::vector<float> o(static_cast<size_t>(s.L * Evp));   // L x Evp: out, rows padded
+  std::vector<float> qsc(static_cast<size_t>(s.L * s.E));  // L x E: q * sqrt(scale)
+  for (size_t b = 0; b < qo.size(); ++b) {
+    for (int64_t j = 0; j < s.S; ++j)
+      for (int64_t e = 0; e < s.E; ++e) kt[e * Sp + j] = pk[ko[b] + j * ks0 + e * ks1] * sq;
+    for (int64_t j = 0; j < s.S; ++j)
+      for (int64_t e = 0; e < s.Ev; ++e) vp[j * Evp + e] = pv[vo[b] + j * vs0 + e * vs1];
+    for (int64_t i = 0; i < s.L; ++i)
+      for (int64_t e = 0; e < s.E; ++e) qsc[i * s.E + e] = pq[qo[b] + i * qs0 + e * qs1] * sq;
+    if (vec::vec_width() != 0)
+      vec::matmul_rows_f32(qsc.data(), s.E, s.L, kt.data(), Sp, s.E, Sp, p.data(), Sp);
+    else
+      for (int64_t i = 0; i < s.L; ++i)
+        for (int64_t j0 = 0; j0 < Sp; j0 += kBlock)
+          dot_block(qsc.data() + i * s.E, 1, kt.data() + j0, Sp, s.E, p.data() + i * Sp + j0);
+    for (int64_t i = 0; i < s.L; ++i) {
+      float* r = p.data() + i * Sp;
+      if (causal)
+        for (int64_t j = i + 1; j < s.S; ++j) r[j] = -INFINITY;
+      if (!mask) continue;
+      int64_t mi = mo[b] + i * (*mask)->stride(nb), ms = (*mask)->stride(nb + 1);
+      if (mbool) {
+        const bool* m = static_cast<const bool*>(pm) + mi;
+        for (int64_t j = 0; j < s.S; ++j)
+          if (!m[j * ms]) r[j] = -INFINITY;
+      } else {
+        const float* m = static_cast<const float*>(pm) + mi;
+        for (int64_t j = 0; j < s.S; ++j) r[j] += m[j * ms];
+      }
+    }
+    softmax_rows_f32(p.data(), s.L, s.S, Sp);
+    if (vec::vec_width() != 0)
+      vec::matmul_rows_f32(p.data(), Sp, s.L, vp.data(), Evp, s.S, Evp, o.data(), Evp);
+    else
+      for (int64_t i = 0; i < s.L; ++i)
+        for (int64_t e0 = 0; e0 < Evp; e0 += kBlock)
+          dot_block(p.data() + i * Sp, 1, vp.data() + e0, Evp, s.S, o.data() + i * Evp + e0);
+    for (int64_t i = 0; i < s.L; ++i)
+      std::copy(o.begin() + i * Evp, o.begin() + i * Evp + s.Ev, po + (b * s.L + i) * s.Ev);
+  }
+}
+
 void sdpa_cpu(Call& c) {
   const std::string& key = c.key();
   SdpaShape s = sdpa_check(c);
@@ -111,9 +228,11 @@ void sdpa_cpu(Call& c) {
   Tensor mask = m0 ? kv_view(*m0, {s.batch, 0, 0, 0, 0, false}, {s.L, s.S}, key) : Tensor();
   double scale = c.arg(6).is_none() ? 1.0 / std::sqrt(static_cast<double>(s.E)) : c.to_double(6);
   bool causal = c.to_bool(5);
+  const Tensor& out = c.results[0].tensor;
+  if (q->dtype() == ScalarType::Float && s.L * s.S > 0)
+    return sdpa_f32(s, nb, q, k, v, m0 ? &mask : nullptr, causal, scale, out, key);
   auto qo = batch_offsets(q, nb), ko = batch_offsets(k, nb), vo = batch_offsets(v, nb);
   auto mo = m0 ? batch_offsets(mask, nb) : std::vector<int64_t>(qo.size(), 0);
-  const Tensor& out = c.results[0].tensor;
   dispatch_dtype(q->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;

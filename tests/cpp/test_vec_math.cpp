@@ -1,0 +1,118 @@
+// Unit tests of the vector array kernels (kernels/cpu/vec_math.h): a lane's result does not
+// depend on its position (tails, offsets), gelu's accuracy against double precision in the
+// magnitudes where a cheaper erf is not good enough, upstream's special values, and exp's bits.
+// Agreement with upstream itself is tests/test_elementwise_agreement.py's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/vec_math.h"
+
+namespace {
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<float> gelu(const std::vector<float>& x) {
+  std::vector<float> y(x.size());
+  tn::vec::gelu_erf_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  return y;
+}
+
+// Values over many magnitudes and both signs: +-10^u, u uniform in [-6, 1.2].
+std::vector<float> spread(size_t n) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(-6, 1.2);
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i % 2 ? -1 : 1) * std::pow(10, u(gen)));
+  return x;
+}
+
+double gelu64(double x) { return x * 0.5 * (1 + std::erf(x / std::sqrt(2.0))); }
+
+TEST(VecMath, GeluOfAnElementDoesNotDependOnItsPosition) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  std::vector<float> x = spread(1000);
+  std::vector<float> all = gelu(x);
+  for (int64_t off : {1, 3, 15, 17}) {  // every element lands in another lane, or in the tail
+    std::vector<float> y(x.size() - off);
+    tn::vec::gelu_erf_f32(x.data() + off, y.data(), static_cast<int64_t>(y.size()));
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_TRUE(same_bits(y[i], all[i + off])) << i;
+  }
+  for (size_t i = 0; i < x.size(); i += 37) {
+    float one;
+    tn::vec::gelu_erf_f32(&x[i], &one, 1);
+    ASSERT_TRUE(same_bits(one, all[i])) << i;
+  }
+  std::vector<float> in_place = x;
+  tn::vec::gelu_erf_f32(in_place.data(), in_place.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_bits(in_place[i], all[i])) << i;
+}
+
+// Below |x| = 0.5 the error must stay within 2.5 float32 ulps of the result (ours: 1.3;
+// upstream's oneDNN: 1.7); Abramowitz and Stegun's erf alone reaches 10.8 there and fails.
+TEST(VecMath, GeluIsAccurateAtEveryMagnitude) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  std::vector<float> x = spread(200000);
+  std::vector<float> y = gelu(x);
+  double worst_ulps = 0, worst_abs = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    double ref = gelu64(x[i]), err = std::fabs(y[i] - ref);
+    worst_abs = std::max(worst_abs, err);
+    if (std::fabs(x[i]) < 0.5f) {
+      float r = static_cast<float>(std::fabs(ref));
+      worst_ulps = std::max(worst_ulps, err / (std::nextafter(r, INFINITY) - r));
+    }
+  }
+  EXPECT_LE(worst_ulps, 2.5);
+  EXPECT_LE(worst_abs, 4e-7);  // upstream's own: 1.2e-6 (vec_math.h)
+}
+
+TEST(VecMath, GeluSpecialValuesAreUpstreams) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  std::vector<float> y = gelu({INFINITY, -INFINITY, NAN, -0.0f, 0.0f, -20.0f, 20.0f, -5.0f});
+  EXPECT_TRUE(std::isnan(y[0]));  // upstream's oneDNN: +inf gives NaN, as -inf (inf * 0)
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_TRUE(same_bits(y[3], -0.0f));
+  EXPECT_TRUE(same_bits(y[4], 0.0f));
+  EXPECT_TRUE(same_bits(y[5], -0.0f));  // the sign of x on a zero result
+  EXPECT_EQ(y[6], 20.0f);
+  EXPECT_LT(y[7], 0.0f);
+}
+
+TEST(VecMath, ExpHasTheBitsOfSleefsScalarExp) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  std::vector<float> x = spread(5000);
+  for (size_t i = 0; i < x.size(); i += 3) x[i] *= 20;  // overflow and underflow too
+  x.insert(x.end(), {INFINITY, -INFINITY, NAN, 0.0f, -0.0f});
+  std::vector<float> y(x.size());
+  tn::vec::exp_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    float want = tn::sleef::exp(x[i]);
+    ASSERT_TRUE(same_bits(y[i], want) || (std::isnan(y[i]) && std::isnan(want))) << x[i];
+  }
+}
+
+// Attention's products: every sum in order, no fused step, so exactly a plain float loop's bits.
+TEST(VecMath, MatmulRowsHasThePlainLoopsBits) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  const int64_t rows = 7, n = 33, width = 32, ld = 40, lda = 35, ldo = 36;
+  std::vector<float> a = spread(rows * lda), m = spread(n * ld), out(rows * ldo, -1.f);
+  tn::vec::matmul_rows_f32(a.data(), lda, rows, m.data(), ld, n, width, out.data(), ldo);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = 0; c < width; ++c) {
+      volatile float acc = 0;  // volatile: one rounding per product and per sum
+      for (int64_t t = 0; t < n; ++t) {
+        volatile float prod = a[i * lda + t] * m[t * ld + c];
+        acc = acc + prod;
+      }
+      ASSERT_TRUE(same_bits(out[i * ldo + c], acc)) << i << " " << c;
+    }
+  EXPECT_EQ(out[width], -1.f);  // columns past width untouched
+}
+
+}  // namespace
