@@ -389,11 +389,75 @@ struct Bound {
   std::vector<Value> values;
   std::vector<PyObject*> sources;  // the Python object each value came from (or nullptr)
   bool requires_grad = false;
+  // A factory's tensor options given beside out= (torch.zeros(3, dtype=..., out=t)): upstream's
+  // signature has them, the .out schema does not; they must match out (check_out_options).
+  std::optional<ScalarType> out_dtype;
+  std::optional<Device> out_device;
+  std::optional<bool> out_layout_strided;
 };
+
+// Takes dtype/layout/device/pin_memory given with out= to an .out schema that lacks them.
+// False when the value is not of its kind (the call does not fit).
+bool take_out_option(const char* kw, PyObject* val, Bound* b) {
+  if (val == Py_None) return true;
+  if (std::strcmp(kw, "dtype") == 0) {
+    ScalarType t;
+    if (!as_dtype(val, &t)) return false;
+    b->out_dtype = t;
+    return true;
+  }
+  if (std::strcmp(kw, "layout") == 0) {
+    if (Py_TYPE(val) != &LayoutType) return false;
+    b->out_layout_strided = val == strided_layout();
+    return true;
+  }
+  if (std::strcmp(kw, "device") == 0) {
+    if (!is_device(val) && !PyUnicode_Check(val) && !(PyLong_Check(val) && !PyBool_Check(val)))
+      return false;
+    Device d;
+    if (!parse_device(val, &d)) throw PythonErrorSet();
+    b->out_device = d;
+    return true;
+  }
+  return PyBool_Check(val);  // pin_memory: upstream ignores it beside out=
+}
+
+bool is_out_option(const char* kw) {
+  return std::strcmp(kw, "dtype") == 0 || std::strcmp(kw, "layout") == 0 ||
+         std::strcmp(kw, "device") == 0 || std::strcmp(kw, "pin_memory") == 0;
+}
+
+std::string short_dtype_name(ScalarType t) {  // "Float", as upstream's ScalarType prints
+  std::string s = info(t).legacy_name;
+  return s.size() > 6 ? s.substr(0, s.size() - 6) : std::string(name(t));
+}
+
+// Upstream's check_out_type_matches: the options given beside out= must describe out.
+void check_out_options(const FunctionSchema& s, const Bound& b) {
+  if (!b.out_dtype && !b.out_device && !b.out_layout_strided) return;
+  const TensorImpl* out = nullptr;
+  for (size_t i = 0; i < s.arguments.size(); ++i)
+    if (s.arguments[i].is_out && b.values[i].tag == Value::Tag::Tensor) out = b.values[i].tensor.get();
+  if (!out) return;
+  if (b.out_dtype && *b.out_dtype != out->dtype())
+    TN_FAIL(Runtime, "dtype ", short_dtype_name(*b.out_dtype), " does not match dtype of out "
+            "parameter (", short_dtype_name(out->dtype()), ")");
+  if (b.out_layout_strided && !*b.out_layout_strided)
+    TN_FAIL(Runtime, "layout Sparse does not match layout of out parameter (Strided)");
+  if (b.out_device && b.out_device->type != out->device().type)
+    TN_FAIL(Runtime, "device type ", device_type_name(b.out_device->type), " does not match device "
+            "type of out parameter (", device_type_name(out->device().type), ")");
+}
 
 bool has_out_args(const FunctionSchema& s) {
   for (const Argument& a : s.arguments)
     if (a.is_out) return true;
+  return false;
+}
+
+bool names_argument(const FunctionSchema& s, const char* kw) {
+  for (const Argument& a : s.arguments)
+    if (a.name == kw) return true;
   return false;
 }
 
@@ -443,22 +507,32 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
   size_t n = s.arguments.size();
   b->values.clear();
   b->values.resize(n);  // every slot None
+  b->out_dtype.reset(), b->out_device.reset(), b->out_layout_strided.reset();
   b->sources.assign(n, nullptr);
   Scratch<uint8_t, 32> filled(n);
   for (size_t i = 0; i < n; ++i) filled[i] = false;
-  size_t first = 0;
+  // A method's self binds the argument named self (where.self(Tensor condition, Tensor self,
+  // Tensor other): x.where(c, y) is where(c, x, y)), else the first.
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t self_at = kNone;
   if (self) {
-    if (n == 0 || s.arguments[0].type.base != "Tensor") return false;
-    b->values[0] = Value::of(Tensor(impl_of(self)));
-    b->sources[0] = self;
-    filled[0] = true;
-    first = 1;
+    self_at = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (s.arguments[i].name == "self") {
+        self_at = i;
+        break;
+      }
+    if (n == 0 || s.arguments[self_at].type.base != "Tensor") return false;
+    b->values[self_at].tag = Value::Tag::Tensor;
+    b->values[self_at].tensor = Tensor(impl_of(self));
+    b->sources[self_at] = self;
+    filled[self_at] = true;
   }
   // Positional parameters: those before the keyword-only marker.
   Scratch<size_t, 32> positional(n);
   size_t npositional = 0;
-  for (size_t i = first; i < n; ++i)
-    if (!s.arguments[i].kwarg_only) positional[npositional++] = i;
+  for (size_t i = 0; i < n; ++i)
+    if (i != self_at && !s.arguments[i].kwarg_only) positional[npositional++] = i;
   Py_ssize_t used = 0;
   // A lone int-list parameter takes the positional ints themselves: x.view(2, 3).
   if (npositional == 1 && nargs >= 1 && s.arguments[positional[0]].type.is_list &&
@@ -513,8 +587,13 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
       }
       continue;
     }
+    if (!schema_names && is_out_option(kw) && has_out_args(s) && !names_argument(s, kw)) {
+      if (!take_out_option(kw, val, b)) return false;
+      continue;
+    }
     bool found = false;
-    for (size_t i = first; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
+      if (i == self_at) continue;
       if (!name_matches(s.arguments[i], kw, schema_names, i == 0)) continue;
       if (filled[i] || (s.arguments[i].is_out && !schema_names)) return false;
       if (!to_value(val, s.arguments[i], &b->values[i])) return false;
@@ -690,6 +769,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     return nullptr;
   }
   const FunctionSchema& s = schema_of(chosen);
+  check_out_options(s, b);
   bool mark_grad = all_ops()[chosen].differentiable && grad_mode_enabled() &&
                    any_requires_grad(b);
   std::vector<Value> results;

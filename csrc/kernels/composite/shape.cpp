@@ -289,6 +289,8 @@ TN_REGISTER_COMPOSITE("aten::flip", flip);
 
 // One dim of roll: the last `shift` entries move to the front (two slices, concatenated).
 Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {
+  TN_CHECK_KIND(self->dim() > 0, Index, "Dimension specified as ", dim,
+                " but tensor has no dimensions");
   int64_t d = wrap_dim(dim, self->dim());
   int64_t size = self->size(d);
   if (self->numel() == 0 || size == 0) return clone_contiguous(self);
