@@ -120,11 +120,20 @@ PyTypeObject SizeType = [] {
   return t;
 }();
 
+// Allocated as the Size itself (a tuple subclass's items live in the object), without the
+// plain tuple that wrap() copies: x.size() is on every model's per-call path.
 PyObject* size_object(const Dims& dims) {
-  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(dims.size()));
-  for (size_t i = 0; i < dims.size(); ++i)
-    PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(dims[i]));
-  return wrap(t);
+  PyObject* t = SizeType.tp_alloc(&SizeType, static_cast<Py_ssize_t>(dims.size()));
+  if (!t) return nullptr;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    PyObject* v = PyLong_FromLongLong(dims[i]);
+    if (!v) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, i, v);
+  }
+  return t;
 }
 
 bool init_size() {
