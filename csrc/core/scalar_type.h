@@ -42,6 +42,20 @@ namespace tn {
   X(UInt16, uint16, 2, false, false, false, false, "", "u16")             \
   X(UInt32, uint32, 4, false, false, false, false, "", "u32")             \
   X(UInt64, uint64, 8, false, false, false, false, "", "u64")             \
+  X(UInt1, uint1, 1, false, false, false, false, "", "uint1")         \
+  X(UInt2, uint2, 1, false, false, false, false, "", "uint2")         \
+  X(UInt3, uint3, 1, false, false, false, false, "", "uint3")         \
+  X(UInt4, uint4, 1, false, false, false, false, "", "uint4")         \
+  X(UInt5, uint5, 1, false, false, false, false, "", "uint5")         \
+  X(UInt6, uint6, 1, false, false, false, false, "", "uint6")         \
+  X(UInt7, uint7, 1, false, false, false, false, "", "uint7")         \
+  X(Int1, int1, 1, false, false, true, false, "", "int1")            \
+  X(Int2, int2, 1, false, false, true, false, "", "int2")            \
+  X(Int3, int3, 1, false, false, true, false, "", "int3")            \
+  X(Int4, int4, 1, false, false, true, false, "", "int4")            \
+  X(Int5, int5, 1, false, false, true, false, "", "int5")            \
+  X(Int6, int6, 1, false, false, true, false, "", "int6")            \
+  X(Int7, int7, 1, false, false, true, false, "", "int7")            \
   X(Float8_e8m0fnu, float8_e8m0fnu, 1, true, false, false, false, "", "f8e8m0fnu") \
   X(Float4_e2m1fn_x2, float4_e2m1fn_x2, 1, true, false, true, false, "", "f4e2m1fnx2")
 // clang-format on

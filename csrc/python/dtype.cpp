@@ -48,11 +48,21 @@ PyObject* dtype_abbr(PyObject* self, void*) {
   return PyUnicode_FromString(info(dtype_of(self)).abbr);
 }
 
-// _get_all_dtypes(): every dtype but the quantized ones, in enum order (as upstream's).
+// The sub-byte integer placeholders (uint1..uint7, int1..int7): dtypes upstream names but leaves
+// out of _get_all_dtypes.
+bool is_sub_byte_int(ScalarType t) {
+  return (t >= ScalarType::UInt1 && t <= ScalarType::UInt7) ||
+         (t >= ScalarType::Int1 && t <= ScalarType::Int7);
+}
+
+// _get_all_dtypes(): every dtype but the quantized and sub-byte ones, in enum order (as
+// upstream's).
 PyObject* get_all_dtypes(PyObject*, PyObject*) {
   PyObject* list = PyList_New(0);
-  for (int i = 0; i < kNumScalarTypes; ++i)
-    if (!is_quantized(static_cast<ScalarType>(i))) PyList_Append(list, dtype_objects[i]);
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    ScalarType t = static_cast<ScalarType>(i);
+    if (!is_quantized(t) && !is_sub_byte_int(t)) PyList_Append(list, dtype_objects[i]);
+  }
   return list;
 }
 
@@ -147,7 +157,7 @@ std::vector<NamedValue>& named_values() {
 const char* const kAliases[][2] = {
     {"float", "float32"}, {"double", "float64"}, {"half", "float16"}, {"short", "int16"},
     {"int", "int32"},     {"long", "int64"},     {"cfloat", "complex64"},
-    {"cdouble", "complex128"}, {"chalf", "complex32"},
+    {"cdouble", "complex128"}, {"chalf", "complex32"}, {"bit", "uint1"},
 };
 
 }  // namespace
