@@ -670,8 +670,29 @@ bool any_requires_grad(const Bound& b) {
   return false;
 }
 
+// Tensor[] results: torch.X and Tensor.X give tuples, torch.ops.aten.X.overload (schema_names)
+// gives lists, as upstream's two paths do.
+PyObject* tensor_list_to_list(const Value& v) {
+  PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.tensors.size()));
+  if (!l) return nullptr;
+  for (size_t k = 0; k < v.tensors.size(); ++k) {
+    PyObject* o = v.tensors[k] ? wrap_tensor(v.tensors[k]) : Py_NewRef(Py_None);
+    if (!o) {
+      Py_DECREF(l);
+      return nullptr;
+    }
+    PyList_SET_ITEM(l, k, o);
+  }
+  return l;
+}
+
+PyObject* result_to_python(const Value& v, bool schema_names) {
+  bool list = v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList;
+  return schema_names && list ? tensor_list_to_list(v) : to_python(v);
+}
+
 PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results, const Bound& b,
-                            bool mark_grad) {
+                            bool mark_grad, bool schema_names) {
   if (mark_grad) {  // floating results of ops on tensors that require grad (no graph yet)
     for (Value& v : results)
       if (v.tag == Value::Tag::Tensor && v.tensor && is_floating(v.tensor->dtype()))
@@ -680,12 +701,12 @@ PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results
   if (results.empty()) Py_RETURN_NONE;
   if (results.size() == 1) {
     if (PyObject* src = aliased_source(s, 0, b)) return Py_NewRef(src);
-    return to_python(results[0]);
+    return result_to_python(results[0], schema_names);
   }
   PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(results.size()));
   for (size_t k = 0; k < results.size(); ++k) {
     PyObject* src = k < s.returns.size() ? aliased_source(s, k, b) : nullptr;
-    PyObject* o = src ? Py_NewRef(src) : to_python(results[k]);
+    PyObject* o = src ? Py_NewRef(src) : result_to_python(results[k], schema_names);
     if (!o) {
       Py_DECREF(tuple);
       return nullptr;
@@ -784,7 +805,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     }
     PyEval_RestoreThread(state);
   }
-  PyObject* r = results_to_python(s, results, b, mark_grad);
+  PyObject* r = results_to_python(s, results, b, mark_grad, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
   return r;
   TN_PY_CATCH(nullptr)
