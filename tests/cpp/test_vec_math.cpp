@@ -52,8 +52,9 @@ TEST(VecMath, GeluOfAnElementDoesNotDependOnItsPosition) {
   for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_bits(in_place[i], all[i])) << i;
 }
 
-// Below |x| = 0.5 the error must stay within 2.5 float32 ulps of the result (ours: 1.3;
-// upstream's oneDNN: 1.7); Abramowitz and Stegun's erf alone reaches 10.8 there and fails.
+// Below |x| = 0.5 the error must stay within 1.5 float32 ulps of the result (ours: 1.0;
+// upstream's oneDNN: 1.7); Abramowitz and Stegun's erf alone reaches 10.8 there and fails, and
+// so does our polynomial with its t^6 term left out (4.2).
 TEST(VecMath, GeluIsAccurateAtEveryMagnitude) {
   if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
   std::vector<float> x = spread(200000);
@@ -67,8 +68,8 @@ TEST(VecMath, GeluIsAccurateAtEveryMagnitude) {
       worst_ulps = std::max(worst_ulps, err / (std::nextafter(r, INFINITY) - r));
     }
   }
-  EXPECT_LE(worst_ulps, 2.5);
-  EXPECT_LE(worst_abs, 4e-7);  // upstream's own: 1.2e-6 (vec_math.h)
+  EXPECT_LE(worst_ulps, 1.5);
+  EXPECT_LE(worst_abs, 3.5e-7);  // upstream's own: 1.2e-6 (vec_math.h)
 }
 
 TEST(VecMath, GeluSpecialValuesAreUpstreams) {

@@ -186,3 +186,28 @@ def test_attention_within_twice_upstreams_own_error(attention_results, case):
     fin = ~np.isnan(u)
     err, own = np.max(np.abs(a - u64)[fin]), np.max(np.abs(u - u64)[fin])
     assert 0 < own and err <= 2 * own, f"max |ours - upstream_f64| = {err:.3g}, own {own:.3g}"
+
+
+# sum and mean over a dim that is not the innermost add 16 neighbouring slices at once
+# (reduce_sum.cpp, pairwise_sum_block), in the one-slice order: the same bits as reducing the
+# same values laid out along the innermost dim. Lengths around the pairwise base case (16) and
+# beyond, and a width that leaves slices for the one-slice path.
+BLOCK_SUMS = """
+import json, torch
+torch.manual_seed(0)
+bad = []
+for n in (1, 15, 16, 17, 33, 100):
+    for dt in (torch.float32, torch.float64):
+        x = torch.randn(3, n, 37, dtype=dt) * 3 + 1
+        flat = x.transpose(1, 2).contiguous()  # (3, 37, n): each slice along the innermost dim
+        for name, got, want in [("sum", x.sum(1), flat.sum(2)),
+                                ("mean", x.mean(1), flat.mean(2)),
+                                ("sum_keepdim", x.sum(1, keepdim=True)[:, 0], flat.sum(2))]:
+            if not bool((got == want).all()):
+                bad.append(f"{name} n={n} {dt}: {(got - want).abs().max().item()}")
+print(json.dumps(bad))
+"""
+
+
+def test_block_sums_have_the_one_slice_bits():
+    assert run_json(OURS, BLOCK_SUMS) == []

@@ -31,6 +31,21 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
       std::memmove(d, s, static_cast<size_t>(dst->numel()) * dst->itemsize());
       return;
     }
+    int64_t nd = dst->dim();
+    if (nd >= 1 && dst->stride(nd - 1) == 1 && src->stride(nd - 1) == 1 &&
+        dst->size(nd - 1) >= 16) {
+      // Rows contiguous in both (a bias broadcast over an addmm result, a slice of rows): one
+      // memmove a row. move_words' loop of unknown trip count stays scalar at -O2 (GCC's cheap
+      // cost model): F.linear's bias copy at 90 x 1536 took 80 of its 835 us.
+      const size_t item = dst->itemsize(), row = static_cast<size_t>(dst->size(nd - 1)) * item;
+      Dims lead(dst->sizes().begin(), dst->sizes().end() - 1);
+      Dims dl(dst->strides().begin(), dst->strides().end() - 1);
+      Dims sl(src->strides().begin(), src->strides().end() - 1);
+      for_each_offset_pair(lead, dl, 0, sl, 0, [&](int64_t a, int64_t b) {
+        std::memmove(d + a * static_cast<int64_t>(item), s + b * static_cast<int64_t>(item), row);
+      });
+      return;
+    }
     switch (dst->itemsize()) {
       case 1: return move_words<uint8_t>(dst, src, d, s);
       case 2: return move_words<uint16_t>(dst, src, d, s);

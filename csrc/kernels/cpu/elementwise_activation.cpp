@@ -145,8 +145,8 @@ void gelu_compute(EwIter& it, const Call& c) {
         ew_run<T, T>(it, scalar);
       } else {
         // Upstream hands contiguous float32 and bfloat16 inputs of more than one element to
-        // oneDNN (use_mkldnn in its Activation.cpp), computed here with SLEEF's vector erff
-        // (vec_math.h; std::erf without it), in float, rounded once to T.
+        // oneDNN (use_mkldnn in its Activation.cpp), computed here with our piecewise
+        // polynomial gelu (vec_math.h; std::erf without AVX2+FMA), in float, rounded once to T.
         const TensorImpl* self = it.ops[0].tensor;
         bool onednn = !std::is_same_v<T, Half> && self->is_contiguous() && self->numel() > 1;
         if (onednn && vec::vec_width() != 0)

@@ -36,6 +36,37 @@ ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
 
 enum class Fold { Sum, Mean, Prod };
 
+// The sums of kBlock slices whose elements lie side by side (slice t's k-th element at
+// b[inner[k] + t]), each in pairwise_sum's order (the same tree, the same base case), so the
+// same bits as kBlock calls of it; the fixed-width loops over t vectorise. For a reduction over
+// a dim that is not the innermost (sum(dim=1) at 6 x 15 x 384: 31 -> 10.8 us; upstream 4.4).
+constexpr int kBlock = 16;
+template <typename A>
+void pairwise_sum_block(const A* b, const int64_t* inner, int64_t lo, int64_t hi, A* out) {
+  if (hi - lo <= 16) {
+    A s[kBlock] = {};
+    for (int64_t k = lo; k < hi; ++k) {
+      const A* row = b + inner[k];
+      for (int t = 0; t < kBlock; ++t) s[t] += row[t];
+    }
+    for (int t = 0; t < kBlock; ++t) out[t] = s[t];
+    return;
+  }
+  int64_t mid = lo + (hi - lo) / 2;
+  A left[kBlock], right[kBlock];
+  pairwise_sum_block(b, inner, lo, mid, left);
+  pairwise_sum_block(b, inner, mid, hi, right);
+  for (int t = 0; t < kBlock; ++t) out[t] = left[t] + right[t];
+}
+
+// Whether slices i .. i + kBlock - 1 start at consecutive elements.
+inline bool side_by_side(const std::vector<int64_t>& outer, size_t i) {
+  if (i + kBlock > outer.size()) return false;
+  for (int t = 1; t < kBlock; ++t)
+    if (outer[i + t] != outer[i] + t) return false;
+  return true;
+}
+
 // Folds each reduced slice of self (cast to out's dtype first, as upstream) into out.
 void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
                const std::string& key) {
@@ -49,6 +80,15 @@ void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold 
     T* o = data_of<T>(out, key);
     for (size_t i = 0; i < g.outer.size(); ++i) {
       const T* b = x + g.outer[i];
+      if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+        if (fold != Fold::Prod && n > 0 && side_by_side(g.outer, i)) {
+          pairwise_sum_block<A>(b, g.inner.data(), 0, n, o + i);
+          if (fold == Fold::Mean)
+            for (int t = 0; t < kBlock; ++t) o[i + t] = o[i + t] / static_cast<A>(n);
+          i += kBlock - 1;
+          continue;
+        }
+      }
       if (fold == Fold::Prod) {
         A p = A(1);
         for (int64_t k = 0; k < n; ++k) p = p * A(b[g.inner[k]]);

@@ -15,11 +15,10 @@ namespace tn::vec {
 int vec_width();
 
 // y[i] = gelu(x[i]) ('none': x/2 (1 + erf(x / sqrt(2)))), for upstream's contiguous float32
-// gelu (oneDNN's gelu_erf, whose bits are not reproduced): erf by its Taylor series for
-// |x| < sqrt(2) and Abramowitz and Stegun 7.1.26 beyond. Measured against float64 on 1.3
-// million inputs: within 1.6x upstream's own error in every magnitude band (most bands under
-// 1x; overall 3.8e-7 against upstream's 1.2e-6). Upstream's specials too: gelu(+inf) is NaN,
-// a zero result has the sign of x. y may equal x.
+// gelu (oneDNN's gelu_erf, whose bits are not reproduced): piecewise polynomials of the normal
+// CDF fitted by tools/fit_gelu.py (vec_math.cpp states their accuracy: within 1 ulp for x > -0.5,
+// absolute error below 3.3e-7 everywhere, against upstream's own 1.2e-6). Upstream's specials
+// too: gelu(+inf) is NaN, a zero result has the sign of x. y may equal x.
 void gelu_erf_f32(const float* x, float* y, int64_t n);
 
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.

@@ -1,0 +1,19 @@
+// The float32 layer_norm row kernel of nn_norm.cpp per instruction set, for the test that its
+// builds give the same bits (tests/cpp/test_nn_norm.cpp). Kernels reach it through the door.
+#pragma once
+
+#include <cstdint>
+
+namespace tn::norm {
+
+enum class Isa { Base, Avx2, Avx512 };
+
+// Whether this CPU runs isa's build.
+bool isa_supported(Isa isa);
+
+// Rows of n floats of x normalised into y (w, b: n each, or null), with each row's mean and
+// rstd, as native_layer_norm computes them, on isa's build.
+void layer_norm_rows_f32(Isa isa, const float* x, int64_t rows, int64_t n, const float* w,
+                         const float* b, double eps, float* y, float* mean, float* rstd);
+
+}  // namespace tn::norm
