@@ -160,14 +160,41 @@ std::vector<std::string> implemented_ops() {
 
 const std::vector<std::string>& kernel_registration_errors() { return resolved_table().errors; }
 
+namespace {
+std::vector<Value> run(Call& call);
+}  // namespace
+
 std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   Call call;
   call.op_index = op_index;
   call.op = &all_ops()[op_index];
   call.schema = &schema_of(op_index);
   call.args = std::move(args);
+  return run(call);
+}
+
+std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args) {
+  Call call;
+  call.op_index = op_index;
+  call.op = &all_ops()[op_index];
+  call.schema = &schema_of(op_index);
+  call.args.swap(args);
+  struct GiveBack {  // also when the kernel throws
+    Call& call;
+    std::vector<Value>& to;
+    ~GiveBack() {
+      call.args.clear();
+      to.swap(call.args);
+    }
+  } give_back{call, args};
+  return run(call);
+}
+
+namespace {
+std::vector<Value> run(Call& call) {
   ScalarType dtype = ScalarType::Float;
   Representation rep = choose_representation(call, &dtype);
+  int op_index = call.op_index;
   bool has_dtype = false;
   for (const Value& v : call.args) has_dtype = has_dtype || v.tag == Value::Tag::Tensor;
   const Entry* e = entry_of(op_index);
@@ -186,6 +213,7 @@ std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   fn(call);
   return std::move(call.results);
 }
+}  // namespace
 
 // resolve_key for call(): remembered per key pointer (composites pass string literals), checked
 // against the text so that a reused pointer to other text is resolved afresh.

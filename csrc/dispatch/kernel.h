@@ -78,6 +78,9 @@ const std::vector<std::string>& kernel_registration_errors();
 // by the representation of the tensor arguments (or the device argument of factories); refuses
 // with NotImplementedError naming op, overload, representation and dtype when there is none.
 std::vector<Value> dispatch(int op_index, std::vector<Value> args);
+// The same, with the arguments' vector lent rather than given: it comes back empty but with its
+// capacity, so a caller that binds many calls (the Python binder) allocates it once.
+std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args);
 // Convenience for composites: tn::call("aten::mm", {Value::of(a), Value::of(b)}) fills in
 // defaults for missing trailing arguments from the schema.
 std::vector<Value> call(const char* op_key, std::vector<Value> args);

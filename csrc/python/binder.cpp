@@ -763,6 +763,21 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
                          PyObject* kwnames, bool schema_names) {
   bool with_out = out_given(args, nargs, kwnames);
   Bound b;
+  // The argument vector is lent to the door and comes back empty with its capacity, kept per
+  // nesting depth (a kernel may call back into Python, which binds again) for the next call.
+  static thread_local std::vector<std::vector<Value>> spare;
+  static thread_local size_t depth = 0;
+  if (spare.size() <= depth) spare.emplace_back();
+  b.values.swap(spare[depth]);
+  struct Keep {
+    std::vector<Value>& values;
+    ~Keep() {
+      --depth;
+      values.clear();
+      values.swap(spare[depth]);
+    }
+  } keep{b.values};
+  ++depth;
   int chosen = -1;
   TN_PY_TRY
   for (const Overload& o : overloads) {
@@ -798,7 +813,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     // The kernel runs without the GIL.
     PyThreadState* state = PyEval_SaveThread();
     try {
-      results = dispatch(chosen, std::move(b.values));  // sources/requires_grad read before
+      results = dispatch_lent(chosen, b.values);  // sources/requires_grad read before
     } catch (...) {
       PyEval_RestoreThread(state);
       throw;
