@@ -340,8 +340,14 @@ TEST(Nn, EmbeddingDropout) {
   EXPECT_EQ(bad.second, "index out of range in self");
   Tensor same = call_tensor("aten::dropout", {V(w), Value::of_double(0.5), B(false)});
   EXPECT_EQ(same.get(), w.get());
-  auto rng = error_of([&] { call("aten::dropout", {V(w), Value::of_double(0.5), B(true)}); });
-  EXPECT_EQ(rng.first, ErrorKind::NotImplemented);
+  // Training mode samples: every element is dropped (0) or kept and scaled by 1 / (1 - p).
+  auto rng = error_of([&] {
+    Tensor d = call_tensor("aten::dropout", {V(w), Value::of_double(0.5), B(true)});
+    std::vector<double> in = vals(w), out = vals(d);
+    ASSERT_EQ(out.size(), in.size());
+    for (size_t i = 0; i < in.size(); ++i) EXPECT_TRUE(out[i] == 0 || out[i] == 2 * in[i]) << i;
+  });
+  EXPECT_EQ(rng.second, "");
 }
 
 TEST(Nn, AttentionMatchesTheMathAndGqaRepeatsHeads) {

@@ -1,5 +1,6 @@
-// embedding (a row gather with upstream's range check), dropout / native_dropout (the
-// deterministic cases; sampling refuses by name until RNG samplers exist) and
+// embedding (a row gather with upstream's range check), dropout (sampled with bernoulli_ as
+// upstream's CPU path does), native_dropout (its deterministic cases; upstream uses it on
+// accelerators only, sampling refuses by name) and
 // scaled_dot_product_attention (upstream's math path: q*sqrt(s) @ (k*sqrt(s))^T, mask,
 // safe softmax, @ v; the intermediates are rounded to the input dtype as upstream's tensors are).
 #include <cmath>
@@ -47,15 +48,25 @@ void check_p(double p) {
   TN_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
-// dropout(Tensor input, float p, bool train): the input itself when nothing is dropped.
+// dropout(Tensor input, float p, bool train), as upstream's CPU path (its fused kernel is for
+// accelerators): the input itself when nothing is dropped; with p == 1, input * 0 (so NaN
+// stays NaN); otherwise noise = empty_like(input).bernoulli_(1 - p) / (1 - p) and
+// input * noise, the noise drawn from the default generator in upstream's order (bernoulli_
+// is bit-exact, tests/ops/test_rng.py), so a seeded dropout gives upstream's bits.
 void dropout(Call& c) {
   double p = c.to_double(1);
   check_p(p);
   const Tensor& x = c.tensor(0);
-  TN_CHECK_KIND(!c.to_bool(2) || p == 0 || x->numel() == 0, NotImplemented, c.key(),
-                " with train=True and p>0 needs random sampling, which torchnative does not "
-                "implement yet");
-  c.ret(x);
+  if (!c.to_bool(2) || p == 0 || x->numel() == 0) return c.ret(x);
+  if (p == 1) {
+    Tensor zero = empty_tensor({}, x->dtype(), x->device());
+    call("aten::zero_", {Value::of(zero)});
+    return c.ret(call_tensor("aten::mul.Tensor", {Value::of(x), Value::of(zero)}));
+  }
+  Tensor noise = call_tensor("aten::empty_like", {Value::of(x)});
+  call("aten::bernoulli_.float", {Value::of(noise), Value::of_double(1 - p)});
+  call("aten::div_.Scalar", {Value::of(noise), Value::of_scalar(Scalar::from_double(1 - p))});
+  c.ret(call_tensor("aten::mul.Tensor", {Value::of(x), Value::of(noise)}));
 }
 TN_REGISTER_COMPOSITE("aten::dropout", dropout);
 
