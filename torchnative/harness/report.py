@@ -51,7 +51,8 @@ def context_for(case: dict, ours: dict, record: dict, allow: dict) -> judge.Cont
     dtype = case["dtype"]
     ref, own = None, 0.0
     ref_rec = record["refs"].get(f"{dtype}|{case['sample']}")
-    applies = case["spelling"] not in ("aten", "aten_kw") or case.get("same_as_entry")
+    applies = ((case["spelling"] not in ("aten", "aten_kw") or case.get("same_as_entry"))
+               and not case.get("random"))
     if ref_rec is not None and applies and "outcome64" in ref_rec:
         ref = ref_rec["outcome64"]
         own = allow.get(dtype, {}).get("own", {}).get(case["sample"], 0.0)
