@@ -205,6 +205,14 @@ inline float max_nan(const float* x, int64_t n, float m) {
   for (int64_t k = 0; k < n; ++k) m = (std::isnan(x[k]) || x[k] > m) ? x[k] : m;
   return m;
 }
+// Upstream's vec::maximum ORs an unordered compare's mask into a NaN lane, so the NaN max of a
+// row of more than one element is all ones (x - max, hence the outputs, carry it).
+inline float max_nan_bits(float mx, int64_t n) {
+  if (n < 2 || !std::isnan(mx)) return mx;
+  uint32_t ones = 0xFFFFFFFFu;
+  std::memcpy(&mx, &ones, sizeof(mx));
+  return mx;
+}
 
 // softmax_row_f32 (vec_math.h) at width W. The max runs per lane (NaN kept by an unordered
 // compare), the sum as upstream's reduce_all: sequential below W elements, else W lane sums,
@@ -226,7 +234,7 @@ inline float max_nan(const float* x, int64_t n, float m) {
       STORE(lanes, ISNAN(acc, nan));                                                       \
       mx = max_nan(lanes, W, mx);                                                          \
     }                                                                                      \
-    mx = max_nan(x + full, n - full, mx);                                                  \
+    mx = max_nan_bits(max_nan(x + full, n - full, mx), n);                                 \
     V m = SET1(mx);                                                                        \
     for (int64_t i = 0; i < full; i += W) STORE(y + i, EXP(SUB(LOAD(x + i), m)));         \
     alignas(64) float buf[W] = {};                                                         \
