@@ -217,7 +217,8 @@ inline float max_nan_bits(float mx, int64_t n) {
 // softmax_row_f32 (vec_math.h) at width W. The max runs per lane (NaN kept by an unordered
 // compare), the sum as upstream's reduce_all: sequential below W elements, else W lane sums,
 // the tail added into its first lanes (zero padding leaves the others: e >= 0), then HSUM.
-// Tails go through a padded copy, as TN_VEC_MAP.
+// The sum is taken as e is computed (log_softmax does not store e: upstream's map_reduce_all);
+// the same order either way. Tails go through a padded copy, as TN_VEC_MAP.
 #define TN_SOFTMAX_ROW(ATTR, NAME, W, V, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, ISNAN, EXP,   \
                        LOG, HSUM)                                                           \
   ATTR void NAME(const float* x, float* y, int64_t n, bool log) {                          \
@@ -236,26 +237,28 @@ inline float max_nan_bits(float mx, int64_t n) {
     }                                                                                      \
     mx = max_nan_bits(max_nan(x + full, n - full, mx), n);                                 \
     V m = SET1(mx);                                                                        \
-    for (int64_t i = 0; i < full; i += W) STORE(y + i, EXP(SUB(LOAD(x + i), m)));         \
     alignas(64) float buf[W] = {};                                                         \
-    if (full < n) {                                                                        \
-      std::memcpy(buf, x + full, sizeof(float) * (n - full));                              \
+    int64_t tail = n - full;                                                               \
+    if (tail > 0) {                                                                        \
+      std::memcpy(buf, x + full, sizeof(float) * tail);                                    \
       STORE(buf, EXP(SUB(LOAD(buf), m)));                                                  \
-      std::memcpy(y + full, buf, sizeof(float) * (n - full));                              \
+      std::memset(buf + tail, 0, sizeof(float) * (W - tail));                              \
     }                                                                                      \
-    float s = y[0];                                                                        \
+    float s = buf[0];                                                                      \
     if (n < W) {                                                                           \
-      for (int64_t k = 1; k < n; ++k) s += y[k];                                           \
+      for (int64_t k = 1; k < n; ++k) s += buf[k];                                         \
     } else {                                                                               \
-      V acc = LOAD(y);                                                                     \
-      for (int64_t i = W; i < full; i += W) acc = ADD(acc, LOAD(y + i));                   \
-      if (full < n) {                                                                      \
-        std::memset(buf, 0, sizeof(buf));                                                  \
-        std::memcpy(buf, y + full, sizeof(float) * (n - full));                            \
-        acc = ADD(acc, LOAD(buf));                                                         \
+      V acc = EXP(SUB(LOAD(x), m));                                                        \
+      if (!log) STORE(y, acc);                                                             \
+      for (int64_t i = W; i < full; i += W) {                                              \
+        V e = EXP(SUB(LOAD(x + i), m));                                                    \
+        if (!log) STORE(y + i, e);                                                         \
+        acc = ADD(acc, e);                                                                 \
       }                                                                                    \
+      if (tail > 0) acc = ADD(acc, LOAD(buf));                                             \
       s = HSUM(acc);                                                                       \
     }                                                                                      \
+    if (!log) std::memcpy(y + full, buf, sizeof(float) * tail);                            \
     if (log) {                                                                             \
       STORE(buf, LOG(SET1(s)));                                                            \
       float ls = buf[0];                                                                   \
