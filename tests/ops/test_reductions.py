@@ -211,3 +211,30 @@ print(json.dumps(bad))
 
 def test_block_sums_have_the_one_slice_bits():
     assert run_json(OURS, BLOCK_SUMS) == []
+
+
+# softmax / log_softmax over the last dim of contiguous float32 (vec::softmax_row_f32): upstream's
+# vectorised steps, SLEEF's expf/logf u10 and its reduce_all sum order, so its bits. Row lengths
+# around the vector widths (8, 16) for the tails and the short-row sum, and NaN, inf and all -inf
+# rows. Bit equality assumes SLEEF and the same vector width as upstream's kernel on this CPU.
+SOFTMAX_BITS = """
+import json, numpy as np, torch
+import torch.nn.functional as F
+rng = np.random.default_rng(3)
+out = {}
+for n in (1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 384, 1000):
+    x = torch.from_numpy((rng.standard_normal((40, n)) * 4).astype(np.float32))
+    x[0, 0] = float("nan"); x[1, :] = -float("inf"); x[2, n // 2] = float("inf")
+    x[3, -1] = 80.0
+    for name, y in [("softmax", torch.softmax(x, -1)), ("log_softmax", F.log_softmax(x, -1)),
+                    ("softmax_3d", F.softmax(x.reshape(4, 10, n), dim=2))]:
+        out[f"{name} n={n}"] = y.numpy().tobytes().hex()
+print(json.dumps(out))
+"""
+
+
+def test_softmax_lastdim_float32_has_upstreams_bits():
+    ours, up = run_json(OURS, SOFTMAX_BITS), run_json(UPSTREAM, SOFTMAX_BITS)
+    assert ours.keys() == up.keys()
+    bad = [k for k in up if ours[k] != up[k]]
+    assert not bad, bad

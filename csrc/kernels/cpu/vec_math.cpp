@@ -22,6 +22,8 @@
 extern "C" {
 TN_AVX512 __m512 Sleef_expf16_u10avx512f(__m512);
 TN_AVX2 __m256 Sleef_expf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_logf16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_logf8_u10avx2(__m256);
 }
 #endif
 
@@ -183,6 +185,107 @@ TN_VEC_MAP(TN_AVX512, exp16, Sleef_expf16_u10avx512f, 16, _mm512_loadu_ps, _mm51
 TN_VEC_MAP(TN_AVX2, exp8, Sleef_expf8_u10avx2, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 #undef TN_VEC_MAP
 
+// Horizontal sums in upstream's vec_reduce_all order: lane i plus lane i ^ 8, then ^ 4, ^ 2, ^ 1.
+TN_AVX512 inline float hsum16(__m512 v) {
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E));
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+  v = _mm512_add_ps(v, _mm512_shuffle_ps(v, v, 0x4E));
+  v = _mm512_add_ps(v, _mm512_shuffle_ps(v, v, 0xB1));
+  return _mm512_cvtss_f32(v);
+}
+TN_AVX2 inline float hsum8(__m256 v) {
+  v = _mm256_add_ps(v, _mm256_permute2f128_ps(v, v, 0x1));
+  v = _mm256_add_ps(v, _mm256_shuffle_ps(v, v, 0x4E));
+  v = _mm256_add_ps(v, _mm256_shuffle_ps(v, v, 0xB1));
+  return _mm256_cvtss_f32(v);
+}
+
+// The max of a row, NaN if any element is NaN (upstream's vec::maximum).
+inline float max_nan(const float* x, int64_t n, float m) {
+  for (int64_t k = 0; k < n; ++k) m = (std::isnan(x[k]) || x[k] > m) ? x[k] : m;
+  return m;
+}
+// Upstream's vec::maximum ORs an unordered compare's mask into a NaN lane, so the NaN max of a
+// row of more than one element is all ones (x - max, hence the outputs, carry it).
+inline float max_nan_bits(float mx, int64_t n) {
+  if (n < 2 || !std::isnan(mx)) return mx;
+  uint32_t ones = 0xFFFFFFFFu;
+  std::memcpy(&mx, &ones, sizeof(mx));
+  return mx;
+}
+
+// softmax_row_f32 (vec_math.h) at width W. The max runs per lane (NaN kept by an unordered
+// compare), the sum as upstream's reduce_all: sequential below W elements, else W lane sums,
+// the tail added into its first lanes (zero padding leaves the others: e >= 0), then HSUM.
+// The sum is taken as e is computed (log_softmax does not store e: upstream's map_reduce_all);
+// the same order either way. Tails go through a padded copy, as TN_VEC_MAP.
+#define TN_SOFTMAX_ROW(ATTR, NAME, W, V, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, ISNAN, EXP,   \
+                       LOG, HSUM)                                                           \
+  ATTR void NAME(const float* x, float* y, int64_t n, bool log) {                          \
+    int64_t full = n - n % W;                                                              \
+    float mx = -INFINITY;                                                                  \
+    if (full > 0) {                                                                        \
+      V acc = LOAD(x), nan = acc;                                                          \
+      for (int64_t i = W; i < full; i += W) {                                              \
+        V v = LOAD(x + i);                                                                 \
+        acc = MAX(acc, v);                                                                 \
+        nan = ISNAN(nan, v);                                                               \
+      }                                                                                    \
+      alignas(64) float lanes[W];                                                          \
+      STORE(lanes, ISNAN(acc, nan));                                                       \
+      mx = max_nan(lanes, W, mx);                                                          \
+    }                                                                                      \
+    mx = max_nan_bits(max_nan(x + full, n - full, mx), n);                                 \
+    V m = SET1(mx);                                                                        \
+    alignas(64) float buf[W] = {};                                                         \
+    int64_t tail = n - full;                                                               \
+    if (tail > 0) {                                                                        \
+      std::memcpy(buf, x + full, sizeof(float) * tail);                                    \
+      STORE(buf, EXP(SUB(LOAD(buf), m)));                                                  \
+      std::memset(buf + tail, 0, sizeof(float) * (W - tail));                              \
+    }                                                                                      \
+    float s = buf[0];                                                                      \
+    if (n < W) {                                                                           \
+      for (int64_t k = 1; k < n; ++k) s += buf[k];                                         \
+    } else {                                                                               \
+      V acc = EXP(SUB(LOAD(x), m));                                                        \
+      if (!log) STORE(y, acc);                                                             \
+      for (int64_t i = W; i < full; i += W) {                                              \
+        V e = EXP(SUB(LOAD(x + i), m));                                                    \
+        if (!log) STORE(y + i, e);                                                         \
+        acc = ADD(acc, e);                                                                 \
+      }                                                                                    \
+      if (tail > 0) acc = ADD(acc, LOAD(buf));                                             \
+      s = HSUM(acc);                                                                       \
+    }                                                                                      \
+    if (!log) std::memcpy(y + full, buf, sizeof(float) * tail);                            \
+    if (log) {                                                                             \
+      STORE(buf, LOG(SET1(s)));                                                            \
+      float ls = buf[0];                                                                   \
+      V l = SET1(ls);                                                                      \
+      for (int64_t i = 0; i < full; i += W) STORE(y + i, SUB(SUB(LOAD(x + i), m), l));     \
+      for (int64_t k = full; k < n; ++k) y[k] = (x[k] - mx) - ls;                          \
+    } else {                                                                               \
+      float r = 1.0f / s;                                                                  \
+      for (int64_t i = 0; i < full; i += W) STORE(y + i, MUL(LOAD(y + i), SET1(r)));       \
+      for (int64_t k = full; k < n; ++k) y[k] *= r;                                        \
+    }                                                                                      \
+  }
+// NaN lanes of v replace those of a (the max keeps a lane's NaN: _mm*_max_ps drops it).
+TN_AVX512 inline __m512 nan_keep16(__m512 a, __m512 v) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), a, v);
+}
+TN_AVX2 inline __m256 nan_keep8(__m256 a, __m256 v) {
+  return _mm256_blendv_ps(a, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+TN_SOFTMAX_ROW(TN_AVX512, softmax_row16, 16, __m512, _mm512_loadu_ps, _mm512_storeu_ps,
+               _mm512_set1_ps, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_max_ps,
+               nan_keep16, Sleef_expf16_u10avx512f, Sleef_logf16_u10avx512f, hsum16)
+TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps,
+               _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_max_ps,
+               nan_keep8, Sleef_expf8_u10avx2, Sleef_logf8_u10avx2, hsum8)
+#undef TN_SOFTMAX_ROW
+
 // matmul_rows_f32 (vec_math.h) for 4 rows of a at once (independent sums hide the adds'
 // latency), then single rows. The _round_ forms are builtins GCC cannot contract into an FMA.
 #define TN_MUL16(x, y) _mm512_mul_round_ps(x, y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
@@ -250,7 +353,12 @@ void exp_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   vec_width() == 16 ? exp16(x, y, n) : exp8(x, y, n);
 }
+void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
+  TN_ASSERT(vec_width() != 0 && n > 0);
+  (vec_width() == 16 ? softmax_row16 : softmax_row8)(x, y, n, log);
+}
 #else
+void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width() != 0); }
 // Without SLEEF vec_width() is 0, and callers keep their scalar paths.
 void gelu_erf_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }

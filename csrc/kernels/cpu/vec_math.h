@@ -24,6 +24,13 @@ void gelu_erf_f32(const float* x, float* y, int64_t n);
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);
 
+// Softmax (Log false) or log_softmax (Log true) of the row x[0..n) into y (no overlap), in
+// upstream's _vec_softmax_lastdim / _vec_log_softmax_lastdim steps: max, e = exp(x - max) with
+// SLEEF's expf u10, the sum of e in upstream's reduce_all order (lanes, then halves folded),
+// then y = e * (1 / sum), or y = (x - max) - log(sum) with SLEEF's logf u10. Both matched
+// upstream 2.13 bit for bit on AVX-512 (3.5 million randn * 4 elements, rows of 1 to 4097).
+void softmax_row_f32(const float* x, float* y, int64_t n, bool log);
+
 // out[i * ldo + c] = sum over t < n, in order, of a[i * lda + t] * m[t * ld + c], for i < rows
 // and c < width (a multiple of 16), every product and every sum rounded (no fused steps): a
 // plain dot product's arithmetic, vectorised over c. For attention's small products, where
