@@ -58,3 +58,23 @@ def test_output_within_upstreams_own_float32_error(runs):
 def test_output_is_bit_identical(runs):
     mine, theirs = runs
     assert mine["y"] == theirs["y"]
+
+
+DOT = textwrap.dedent(
+    """
+    import json, torch
+    torch.manual_seed(0)
+    out = []
+    for n in (1, 3, 17, 1000, 4097):
+        a, b = torch.randn(n), torch.randn(n)
+        for x, y in ((a, b), (a[::3], b[::3]), (a.double(), b.double())):
+            out.append(torch.dot(x, y).numpy().tobytes().hex())
+    print(json.dumps(out))
+    """
+)
+
+
+def test_dot_is_bit_identical():
+    """torch.dot in float32/float64 (contiguous and strided) calls the same BLAS dot upstream's
+    does, so its sums have upstream's bits."""
+    assert run_json(OURS, DOT) == run_json(UPSTREAM, DOT)

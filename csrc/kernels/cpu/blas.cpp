@@ -3,6 +3,7 @@
 // Every product goes through gemm() (gemm.h), which hands transposed views to OpenBLAS as is.
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/cpu/blas_loader.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/rules/reduce_rules.h"
@@ -168,8 +169,26 @@ void dot_rule(Call& c) {
   check_gemm_dtype(a, c.key());
   c.ret(new_on(a, {}, a->dtype()));
 }
+// float32/float64 call BLAS's dot (upstream's dot does: with MKL the bits are upstream's); other
+// dtypes, and zero or huge strides, run as a 1 x k by k x 1 product.
 void dot_cpu(Call& c) {
   const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  int64_t n = a->size(0), sa = n == 1 ? 1 : a->stride(0), sb = n == 1 ? 1 : b->stride(0);
+  bool blas_dot = (a->dtype() == ScalarType::Float || a->dtype() == ScalarType::Double) &&
+                  n > 0 && n < (1LL << 31) && sa > 0 && sb > 0 && sa < (1LL << 31) &&
+                  sb < (1LL << 31);
+  if (blas_dot) {
+    const std::string& key = c.key();
+    const Tensor& out = c.results[0].tensor;
+    int ni = static_cast<int>(n), ia = static_cast<int>(sa), ib = static_cast<int>(sb);
+    if (a->dtype() == ScalarType::Float)
+      *data_of<float>(out, key) = blas().sdot(ni, data_of<float>(a, key), ia,
+                                              data_of<float>(b, key), ib);
+    else
+      *data_of<double>(out, key) = blas().ddot(ni, data_of<double>(a, key), ia,
+                                               data_of<double>(b, key), ib);
+    return;
+  }
   Tensor row = make_view(a, {1, a->size(0)}, {a->size(0), a->stride(0)}, a->storage_offset());
   Tensor col = make_view(b, {b->size(0), 1}, {b->stride(0), 1}, b->storage_offset());
   Tensor out = make_view(c.results[0].tensor, {1, 1}, {1, 1}, 0);

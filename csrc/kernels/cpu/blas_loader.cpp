@@ -41,6 +41,8 @@ void load(Blas& b) {
   b.name = "mkl";
   b.sgemm = symbol<decltype(b.sgemm)>(lib, "cblas_sgemm", path);
   b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
+  b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
+  b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
 }
 
@@ -64,6 +66,8 @@ void load(Blas& b) {
   b.name = "openblas";
   b.sgemm = symbol<decltype(b.sgemm)>(lib, "cblas_sgemm", path);
   b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
+  b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
+  b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "openblas_set_num_threads", path);
 }
 

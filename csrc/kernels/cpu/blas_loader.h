@@ -24,6 +24,8 @@ struct Blas {
   const char* name;  // "mkl" or "openblas"
   decltype(&cblas_sgemm) sgemm;
   decltype(&cblas_dgemm) dgemm;
+  decltype(&cblas_sdot) sdot;
+  decltype(&cblas_ddot) ddot;
   void (*set_num_threads)(int);
 };
 
