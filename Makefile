@@ -28,8 +28,10 @@ build: setup
 	bash tools/setup/install_ext.sh
 
 # The core's C++ unit tests first (no Python), then the Python suite against upstream.
+# The C++ tests run with the test back end on, then its refusal when it is off.
 test: build
-	$(BUILD_DIR)/tn_core_tests --gtest_brief=1
+	TORCHNATIVE_TEST_BACKEND=1 $(BUILD_DIR)/tn_core_tests --gtest_brief=1
+	$(BUILD_DIR)/tn_core_tests --gtest_brief=1 --gtest_filter='Backend.AnUnavailable*'
 	$(PY) -m pytest -q tests
 
 demo: build

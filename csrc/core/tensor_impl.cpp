@@ -1,6 +1,8 @@
 // TensorImpl and Storage definitions (see tensor_impl.h, storage.h).
 #include "core/tensor_impl.h"
 
+#include "core/backend.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -14,16 +16,31 @@ std::string Device::str() const {
 
 const char* device_type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::Meta: return "meta";
+#define TN_DEVICE_NAME(e, name, rep_name) \
+  case DeviceType::e: return name;
+    TN_FORALL_BACKENDS(TN_DEVICE_NAME)
+#undef TN_DEVICE_NAME
   }
   return "?";
 }
 
+bool device_type_of_name(const std::string& t, DeviceType* out) {
+#define TN_DEVICE_OF_NAME(e, name, rep_name) \
+  if (t == name) {                        \
+    *out = DeviceType::e;                 \
+    return true;                          \
+  }
+  TN_FORALL_BACKENDS(TN_DEVICE_OF_NAME)
+#undef TN_DEVICE_OF_NAME
+  return false;
+}
+
 const char* representation_name(Representation r) {
   switch (r) {
-    case Representation::DenseCPU: return "dense CPU";
-    case Representation::Meta: return "Meta";
+#define TN_REP_NAME(e, name, rep_name) \
+  case Representation::e: return rep_name;
+    TN_FORALL_BACKENDS(TN_REP_NAME)
+#undef TN_REP_NAME
   }
   return "?";
 }
@@ -40,9 +57,10 @@ void cpu_free(void* p) { std::free(p); }
 
 StorageImpl::StorageImpl(size_t nbytes, Device device, bool resizable)
     : nbytes_(nbytes), device_(device), resizable_(resizable) {
-  if (device.type == DeviceType::CPU) {
-    data_ = cpu_alloc(nbytes);
-    deleter_ = cpu_free;
+  const Backend& b = backend(device.type);
+  if (b.holds_bytes) {
+    allocator_ = b.allocator;
+    data_ = allocator_->allocate(nbytes);
   }
 }
 
@@ -52,22 +70,32 @@ StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, Deleter delet
       resizable_(resizable) {}
 
 StorageImpl::~StorageImpl() {
-  if (data_ && deleter_) deleter_(data_);
+  if (!data_) return;
+  if (allocator_)
+    allocator_->release(data_, nbytes_);
+  else if (deleter_)
+    deleter_(data_);
 }
 
 void StorageImpl::resize(size_t nbytes) {
   TN_CHECK(resizable_, "Trying to resize storage that is not resizable");
-  if (device_.type == DeviceType::Meta) {
+  const Backend& b = backend(device_.type);
+  if (!b.holds_bytes) {
     nbytes_ = nbytes;
     return;
   }
-  void* fresh = cpu_alloc(nbytes);
+  void* fresh = b.allocator->allocate(nbytes);
   if (data_) {
-    std::memcpy(fresh, data_, nbytes < nbytes_ ? nbytes : nbytes_);
-    if (deleter_) deleter_(data_);
+    size_t keep = nbytes < nbytes_ ? nbytes : nbytes_;
+    if (keep) copy_bytes(device_.type, fresh, device_.type, data_, keep);
+    if (allocator_)
+      allocator_->release(data_, nbytes_);
+    else if (deleter_)
+      deleter_(data_);
   }
   data_ = fresh;
-  deleter_ = cpu_free;
+  allocator_ = b.allocator;
+  deleter_ = nullptr;
   nbytes_ = nbytes;
 }
 
@@ -76,6 +104,17 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Dims sizes, Dims strid
     : storage_(std::move(storage)), dtype_(dtype), rep_(rep), sizes_(std::move(sizes)),
       strides_(std::move(strides)), offset_(offset), version_(make<VersionCounter>()) {
   refresh();
+}
+
+AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  return *autograd_;
+}
+
+void TensorImpl::set_requires_grad(bool v) {
+  if (!v && !autograd_) return;
+  ensure_autograd_meta().requires_grad = v;
+  keys_ = v ? keys_ | key_bit(DispatchKey::Autograd) : keys_ & ~key_bit(DispatchKey::Autograd);
 }
 
 void TensorImpl::set_sizes_strides(Dims sizes, Dims strides, int64_t offset) {
@@ -101,10 +140,9 @@ void TensorImpl::refresh() {
   }
 }
 
-void* TensorImpl::dense_cpu_data(const char* op_key) const {
-  TN_CHECK_KIND(rep_ == Representation::DenseCPU, NotImplemented, op_key,
-                " has no kernel for ", representation_name(rep_), " tensors of dtype ",
-                name(dtype_));
+void* TensorImpl::data_of(Representation want, const char* op_key) const {
+  TN_CHECK_KIND(rep_ == want, NotImplemented, op_key, " has no kernel for ",
+                representation_name(rep_), " tensors of dtype ", name(dtype_));
   return data_unchecked();
 }
 
@@ -158,8 +196,7 @@ Tensor empty_tensor(const Dims& sizes, ScalarType dtype, Device device) {
   for (int64_t s : sizes)
     TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
   size_t nbytes = static_cast<size_t>(numel_of(sizes)) * itemsize(dtype);
-  Representation rep =
-      device.type == DeviceType::Meta ? Representation::Meta : Representation::DenseCPU;
+  Representation rep = representation_of(device.type);
   Storage st = make<StorageImpl>(nbytes, device, true);
   return make<TensorImpl>(st, dtype, sizes, contiguous_strides(sizes), 0, rep);
 }

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/device.h"
+#include "core/dispatch_key.h"
 #include "core/error.h"
 #include "core/intrusive.h"
 #include "core/scalar_type.h"
@@ -18,6 +20,20 @@ using Dims = std::vector<int64_t>;
 // Shared between a tensor and every view of it; bumped by each in-place write.
 struct VersionCounter : RefCounted {
   std::atomic<uint32_t> version{0};
+};
+
+class TensorImpl;
+
+// Autograd's state of one tensor (upstream's AutogradMeta): absent until the tensor requires
+// grad or is given a grad. csrc/autograd reads and writes it; the graph node type is that
+// layer's, held here opaquely.
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool is_leaf = true;       // false for results computed from tensors that require grad
+  bool retains_grad = false;
+  Ptr<TensorImpl> grad;      // .grad (None when null)
+  Ptr<RefCounted> grad_fn;   // the node that made it (none yet: the engine is issue 8)
+  int output_nr = 0;
 };
 
 class TensorImpl : public RefCounted {
@@ -39,9 +55,11 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return contiguous_; }
   int itemsize() const { return tn::itemsize(dtype_); }
 
-  // The one way a kernel reaches dense CPU bytes: refuses every other representation by name.
-  void* dense_cpu_data(const char* op_key) const;
-  // Raw element pointer for any representation that holds bytes (used by copies between them).
+  // The one way a kernel reaches a back end's bytes: refuses every other representation by
+  // name (a CPU kernel cannot be handed another device's pointer).
+  void* data_of(Representation want, const char* op_key) const;
+  void* dense_cpu_data(const char* op_key) const { return data_of(Representation::DenseCPU, op_key); }
+  // Raw element pointer for any representation that holds bytes (the back-end contract's copies).
   void* data_unchecked() const {
     return static_cast<char*>(storage_->data()) + offset_ * itemsize();
   }
@@ -49,6 +67,8 @@ class TensorImpl : public RefCounted {
   // Metadata changes (views are new TensorImpls; these serve set_/resize_/as_strided_).
   void set_sizes_strides(Dims sizes, Dims strides, int64_t offset);
   void set_storage(Storage s) { storage_ = std::move(s); }
+  // `x.data = y` across dense devices (nn.Module.to): the storage and its representation change.
+  void set_representation(Representation r) { rep_ = r; }
   void set_dtype(ScalarType t) { dtype_ = t; }
 
   const Ptr<VersionCounter>& version_counter() const { return version_; }
@@ -56,11 +76,20 @@ class TensorImpl : public RefCounted {
   uint32_t version() const { return version_->version.load(); }
   void bump_version() { version_->version.fetch_add(1); }
 
-  bool requires_grad() const { return requires_grad_; }
-  void set_requires_grad(bool v) { requires_grad_ = v; }
-  // A result computed from tensors that require grad is not a leaf (there is no graph yet).
-  bool is_leaf() const { return is_leaf_; }
-  void set_is_leaf(bool v) { is_leaf_ = v; }
+  // Autograd's state (null until needed; csrc/autograd/autograd_state.h is its interface).
+  AutogradMeta* autograd_meta() const { return autograd_.get(); }
+  AutogradMeta& ensure_autograd_meta();
+  bool requires_grad() const { return autograd_ && autograd_->requires_grad; }
+  bool is_leaf() const { return !autograd_ || autograd_->is_leaf; }
+  // Sets the flag and the Autograd key this tensor adds to every call it takes part in.
+  void set_requires_grad(bool v);
+
+  // The keys beyond its back end's that this tensor adds to each call's key set (Autograd when
+  // it requires grad, Python when it is a __torch_dispatch__ subclass).
+  KeySet key_set() const { return keys_; }
+  void set_python_dispatch(bool v) {
+    keys_ = v ? keys_ | key_bit(DispatchKey::Python) : keys_ & ~key_bit(DispatchKey::Python);
+  }
 
   // A Python number passed where a tensor is expected (x + 1): a 0-dim tensor that takes part in
   // type promotion as a number, not as a tensor (upstream's wrapped numbers).
@@ -87,9 +116,9 @@ class TensorImpl : public RefCounted {
   int64_t offset_ = 0;
   int64_t numel_ = 1;
   bool contiguous_ = true;
-  bool requires_grad_ = false;
-  bool is_leaf_ = true;
   bool wrapped_number_ = false;
+  KeySet keys_ = 0;
+  std::unique_ptr<AutogradMeta> autograd_;
   Ptr<VersionCounter> version_;
   Ptr<TensorImpl> base_;
   void* pyobj_ = nullptr;

@@ -1,4 +1,5 @@
-// The door: kernel tables and dispatch (see kernel.h). Every operator call, whatever its Python
+// The door: per-op kernel tables by dispatch key, and dispatch (see kernel.h, keys.h and
+// docs/ARCHITECTURE.md, "The life of one call"). Every operator call, whatever its Python
 // spelling, arrives at dispatch() with bound arguments.
 #include <array>
 #include <atomic>
@@ -8,23 +9,56 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/backend.h"
 #include "dispatch/kernel.h"
 
 namespace tn {
+
+LocalKeys& local_keys() {
+  static thread_local LocalKeys keys;
+  return keys;
+}
+
+const char* dispatch_key_name(DispatchKey k) {
+  switch (k) {
+#define TN_KEY_NAME(e, name, rep_name) \
+  case DispatchKey::e: return #e;
+    TN_FORALL_BACKENDS(TN_KEY_NAME)
+#undef TN_KEY_NAME
+    case DispatchKey::Python: return "Python";
+    case DispatchKey::ADInplaceOrView: return "ADInplaceOrView";
+    case DispatchKey::Autograd: return "Autograd";
+    case DispatchKey::Capture: return "Capture";
+  }
+  return "?";
+}
+
 namespace {
 
-struct Entry {
-  std::array<KernelFn, 3> slots{};  // DenseCPU, Meta, Composite
-  KernelFn meta_rule = nullptr;     // structured: shared shape/dtype rule
-  KernelFn structured_cpu = nullptr;
+// One op's kernels: what was registered per slot, and the table computed from it (Note
+// [Computing an op's table] below). Read lock-free on the per-call path; rewritten under the
+// door's mutex when a registration changes it.
+struct OpTable {
+  std::array<Kernel, kNumKernelSlots> registered{};
+  KernelFn rule = nullptr;  // a structured op's shared rule
+  std::array<bool, kNumDeviceTypes> computes{};  // which back-end slots hold its computes
+  std::array<std::string, kNumKernelSlots> sources{};  // where each registration came from
+  std::array<Kernel, kNumDispatchKeys> table{};
+  KeySet mask = 0;  // the keys whose table slot holds a kernel
+  bool any = false;  // some kernel of its own was registered (implemented_ops)
 };
+
+// Dense storage by op index, in chunks that never move (ops are added at run time).
+constexpr int kChunkBits = 10;
+constexpr int kChunkSize = 1 << kChunkBits;
+constexpr int kMaxChunks = 256;
 
 struct Pending {
   const char* key;
   KernelSlot slot;
   KernelFn fn;
-  KernelFn meta_rule;
-  KernelFn cpu;
+  KernelFn rule;      // structured: the rule, registered with the CPU compute
+  bool compute;       // a structured op's compute (for the back end `slot`)
 };
 
 std::vector<Pending>& pending() {
@@ -32,17 +66,23 @@ std::vector<Pending>& pending() {
   return *p;
 }
 
-struct Table {
-  std::unordered_map<int, Entry> by_op;
-  size_t resolved = 0;  // how many of pending() are in by_op
+struct Fallback {
+  Kernel kernel;
+  bool (*applies)(int) = nullptr;
+};
+
+struct Door {
+  std::atomic<OpTable*> chunks[kMaxChunks]{};
+  std::array<Fallback, kNumDispatchKeys> fallbacks{};
   std::atomic<bool> all_resolved{false};
-  std::mutex mutex;
+  size_t resolved = 0;  // how many of pending() are in the tables
+  std::recursive_mutex mutex;
   std::vector<std::string> errors;
 };
 
-Table& table() {
-  static auto* t = new Table;
-  return *t;
+Door& door() {
+  static auto* d = new Door;
+  return *d;
 }
 
 // "aten::add.Tensor" -> op index, or -1.
@@ -55,114 +95,366 @@ int resolve_key(const std::string& key) {
                  dot == std::string::npos ? "" : rest.substr(dot + 1));
 }
 
-// Moves registrations made at static-init time into the table (once, lazily).
-Table& resolved_table() {
-  Table& t = table();
-  // Registrations happen at static initialisation only; once all are resolved (the usual case
-  // on the per-call path) the table is read without the lock.
-  if (t.all_resolved.load(std::memory_order_acquire)) return t;
-  std::lock_guard<std::mutex> lock(t.mutex);
+// The table of op i, made on first need (under the mutex).
+OpTable& table_locked(int op) {
+  Door& d = door();
+  int c = op >> kChunkBits;
+  TN_ASSERT(c < kMaxChunks);
+  OpTable* chunk = d.chunks[c].load(std::memory_order_acquire);
+  if (!chunk) {
+    chunk = new OpTable[kChunkSize];
+    d.chunks[c].store(chunk, std::memory_order_release);
+  }
+  return chunk[op & (kChunkSize - 1)];
+}
+
+bool is_backend_slot(int s) { return s < static_cast<int>(KernelSlot::CompositeImplicit); }
+
+int slot_of_key(DispatchKey k) {
+  switch (k) {
+    case DispatchKey::Python: return static_cast<int>(KernelSlot::Python);
+    case DispatchKey::ADInplaceOrView: return static_cast<int>(KernelSlot::ADInplaceOrView);
+    case DispatchKey::Autograd: return static_cast<int>(KernelSlot::Autograd);
+    case DispatchKey::Capture: return static_cast<int>(KernelSlot::Capture);
+    default: return static_cast<int>(k);  // back ends: slot number = key number
+  }
+}
+
+// Note [Computing an op's table]
+// Each key's kernel, in upstream's order of preference:
+// - a back end's key: the back end's own kernel; for a structured op, its rule with the back
+//   end's compute (Meta: the rule alone); else CompositeExplicit; else CompositeImplicit.
+// - Autograd: its own kernel; else CompositeImplicit (it decomposes here, so every layer below
+//   sees the pieces); else the Autograd layer's fallback where it applies (differentiable ops).
+// - ADInplaceOrView and Python: their own kernel; nothing for CompositeImplicit ops (their
+//   pieces pass through these layers); else the layer's fallback where it applies.
+// - Capture: its own kernel, else the fallback.
+// An empty slot is skipped (its bit is clear in the mask), so a layer costs nothing on ops it
+// has nothing to do for.
+void compute_table(int op, OpTable& t) {
+  Door& d = door();
+  const Kernel& implicit = t.registered[static_cast<int>(KernelSlot::CompositeImplicit)];
+  const Kernel& explicit_ = t.registered[static_cast<int>(KernelSlot::CompositeExplicit)];
+  KeySet mask = 0;
+  for (int k = 0; k < kNumDispatchKeys; ++k) {
+    auto key = static_cast<DispatchKey>(k);
+    Kernel chosen;
+    if (k < kNumDeviceTypes) {
+      if (t.rule) {
+        // Structured: the rule, then this back end's compute; Meta's compute is nothing. A back
+        // end without a compute keeps an empty slot and is refused by name.
+        if (t.computes[k]) chosen = Kernel{t.registered[k].fn, t.rule, nullptr};
+        else if (key == DispatchKey::Meta) chosen = Kernel{nullptr, t.rule, nullptr};
+      } else {
+        chosen = t.registered[k];
+        if (chosen.empty()) chosen = explicit_.empty() ? implicit : explicit_;
+      }
+      // A CompositeImplicit kernel is a decomposition: its pieces see every layer.
+      chosen.below_layers = !chosen.empty() && chosen.fn != implicit.fn;
+      chosen.composite = !t.rule && t.registered[k].empty() && !chosen.empty();
+    } else if (k < static_cast<int>(DispatchKey::Python)) {
+      continue;  // back-end keys the device table does not use
+    } else {
+      chosen = t.registered[slot_of_key(key)];
+      if (chosen.empty() && key == DispatchKey::Autograd) chosen = implicit;
+      // A CompositeImplicit op's pieces pass through the layers below Autograd themselves.
+      bool pieces_do_it = !implicit.empty() && key != DispatchKey::Capture;
+      const Fallback& f = d.fallbacks[k];
+      if (chosen.empty() && !pieces_do_it && f.applies && f.applies(op)) chosen = f.kernel;
+    }
+    t.table[k] = chosen;
+    if (!chosen.empty()) mask |= key_bit(key);
+  }
+  t.mask = mask;
+}
+
+void resolve_pending_locked() {
+  Door& d = door();
   auto& p = pending();
-  for (; t.resolved < p.size(); ++t.resolved) {
-    const Pending& r = p[t.resolved];
+  for (; d.resolved < p.size(); ++d.resolved) {
+    const Pending& r = p[d.resolved];
     int i = resolve_key(r.key);
     if (i < 0) {
-      t.errors.push_back(std::string("kernel registered for unknown op ") + r.key);
+      d.errors.push_back(std::string("kernel registered for unknown op ") + r.key);
       continue;
     }
-    Entry& e = t.by_op[i];
-    if (r.meta_rule) {
-      e.meta_rule = r.meta_rule;
-      e.structured_cpu = r.cpu;
-    } else {
-      e.slots[static_cast<int>(r.slot)] = r.fn;
+    KernelSlot slot = r.slot;
+    if (slot == KernelSlot::Composite)
+      slot = all_ops()[i].composite_implicit ? KernelSlot::CompositeImplicit
+                                             : KernelSlot::CompositeExplicit;
+    OpTable& t = table_locked(i);
+    int s = static_cast<int>(slot);
+    if (!t.registered[s].empty() || (r.rule && t.rule)) {
+      d.errors.push_back(std::string("two kernels registered for ") + r.key + " at slot " +
+                         std::to_string(s));
+      continue;
+    }
+    t.registered[s].fn = r.fn;
+    if (r.rule) t.rule = r.rule;
+    if (r.rule || r.compute) t.computes[s] = true;
+    t.any = true;
+  }
+  // Every op's table is computed once here (fallbacks apply to ops without registrations too):
+  // a few thousand small loops at the first call.
+  for (int i = 0; i < static_cast<int>(all_ops().size()); ++i) compute_table(i, table_locked(i));
+}
+
+// The op's table, lock-free once the static registrations are resolved.
+const OpTable& op_table(int op) {
+  Door& d = door();
+  if (!d.all_resolved.load(std::memory_order_acquire)) {
+    std::lock_guard<std::recursive_mutex> lock(d.mutex);
+    if (!d.all_resolved.load(std::memory_order_relaxed)) {
+      resolve_pending_locked();
+      d.all_resolved.store(true, std::memory_order_release);
     }
   }
-  t.all_resolved.store(true, std::memory_order_release);
+  OpTable* chunk = d.chunks[op >> kChunkBits].load(std::memory_order_acquire);
+  if (!chunk) {
+    std::lock_guard<std::recursive_mutex> lock(d.mutex);
+    OpTable& t = table_locked(op);
+    compute_table(op, t);
+    return t;
+  }
+  return chunk[op & (kChunkSize - 1)];
+}
+
+// Ops defined at run time get a table on first dispatch (their chunk may exist already, with
+// an entry never computed): fallbacks apply from then on.
+const OpTable& op_table_checked(int op) {
+  const OpTable& t = op_table(op);
+  if (t.mask == 0 && !t.any) {
+    Door& d = door();
+    std::lock_guard<std::recursive_mutex> lock(d.mutex);
+    OpTable& w = table_locked(op);
+    compute_table(op, w);
+    return w;
+  }
   return t;
 }
 
-const Entry* entry_of(int op) {
-  Table& t = resolved_table();
-  auto it = t.by_op.find(op);
-  return it == t.by_op.end() ? nullptr : &it->second;
-}
-
-Representation rep_of_device(const Device& d) {
-  return d.type == DeviceType::Meta ? Representation::Meta : Representation::DenseCPU;
-}
-
-// The representation a call runs on: its tensors' (all the same), else its device argument's.
-Representation choose_representation(const Call& call, ScalarType* dtype_for_errors) {
-  const Tensor* first = nullptr;
-  auto consider = [&](const Tensor& t) {
-    if (!t) return;
-    if (!first) {
-      first = &t;
-      return;
-    }
-    if (t->representation() != (*first)->representation()) {
-      TN_FAIL(Runtime, "Expected all tensors to be on the same device, but found at least two "
-              "devices, ", (*first)->device().str(), " and ", t->device().str(), "! (when ",
-              "calling ", call.key(), ")");
-    }
-  };
-  // copy_ moves bytes between representations: it runs on self's (upstream's cross-device copy).
-  if (std::strcmp(call.op->name, "copy_") == 0 && call.args[0].tag == Value::Tag::Tensor) {
-    *dtype_for_errors = call.args[0].tensor->dtype();
-    return call.args[0].tensor->representation();
-  }
-  for (const Value& v : call.args) {
-    if (v.tag == Value::Tag::Tensor) consider(v.tensor);
-    if (v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList)
-      for (const Tensor& t : v.tensors) consider(t);
-  }
-  if (first) {
-    *dtype_for_errors = (*first)->dtype();
-    return (*first)->representation();
-  }
-  for (size_t i = 0; i < call.args.size(); ++i)
-    if (call.args[i].tag == Value::Tag::Device) return rep_of_device(call.args[i].device);
-  return Representation::DenseCPU;
-}
-
-[[noreturn]] void refuse(const Call& call, Representation rep, ScalarType dtype, bool has_dtype) {
+[[noreturn]] void refuse(const Call& call, Representation rep, const Tensor* first) {
   std::ostringstream os;
   os << call.key() << " has no kernel in torchnative for " << representation_name(rep)
      << " tensors";
-  if (has_dtype) os << " of dtype " << name(dtype);
+  if (first) os << " of dtype " << name((*first)->dtype());
   throw Error(ErrorKind::NotImplemented, os.str());
+}
+
+[[noreturn]] void mixed_devices(const Call& call, const Tensor& a, const Tensor& b) {
+  TN_FAIL(Runtime, "Expected all tensors to be on the same device, but found at least two "
+          "devices, ", a->device().str(), " and ", b->device().str(), "! (when calling ",
+          call.key(), ")");
+}
+
+// A CPU 0-dim tensor (a Python number the binder wrapped, or torch.tensor(2.)) combines with
+// tensors of any device, as upstream allows.
+bool is_cpu_scalar(const Tensor& t) {
+  return t->dim() == 0 && t->representation() == Representation::DenseCPU;
+}
+
+// Chooses the back end and the call's device, and gathers the layers its tensors ask for.
+// Returns the first tensor of the chosen back end (null when the call has none).
+const Tensor* choose_backend(Call& call) {
+  const Tensor* first = nullptr;       // first tensor that is not a CPU scalar
+  const Tensor* first_scalar = nullptr;
+  KeySet layers = 0;
+  KeySet backends = 0;
+  bool check = !call.op->no_device_check;
+  call.mixed[0] = call.mixed[1] = nullptr;
+  auto consider = [&](const Tensor& t) {
+    if (!t) return;
+    layers |= t->key_set();
+    if (is_cpu_scalar(t)) {
+      if (!first_scalar) first_scalar = &t;
+      return;
+    }
+    backends |= key_bit(backend_key(t->device().type));
+    if (!first) {
+      first = &t;
+    } else if (check && !call.mixed[0] && t->device().type != (*first)->device().type) {
+      call.mixed[0] = first;  // refused when a back end's own kernel is chosen (run_key)
+      call.mixed[1] = &t;
+    }
+  };
+  for (const Value& v : call.args) {
+    if (v.tag == Value::Tag::Tensor) {
+      consider(v.tensor);
+    } else if (v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList) {
+      for (const Tensor& t : v.tensors) consider(t);
+    }
+  }
+  if (!first) first = first_scalar;
+  if (!first) {
+    call.device = Device{};
+    for (const Value& v : call.args)
+      if (v.tag == Value::Tag::Device) {
+        call.device = v.device;
+        break;
+      }
+    backends = key_bit(backend_key(call.device.type));
+  } else {
+    if (backends == 0) backends = key_bit(DispatchKey::CPU);
+    // Several back ends meet only in ops without a device check: the highest row's runs.
+    DispatchKey top = highest_key(backends);
+    if (top != backend_key((*first)->device().type)) {
+      for (const Value& v : call.args)
+        if (v.tag == Value::Tag::Tensor && v.tensor &&
+            backend_key(v.tensor->device().type) == top) {
+          first = &v.tensor;
+          break;
+        }
+    }
+    backends = key_bit(top);
+    call.device = (*first)->device();
+  }
+  const LocalKeys& local = local_keys();
+  call.keys = static_cast<KeySet>(((layers & ~kBackendKeys) | backends | local.included) &
+                                  ~local.excluded);
+  return first;
+}
+
+// Tensors of several devices meet only in composites (whose pieces check), in ops without a
+// device check (copy_ between devices, TensorIterator ops whose rule checks) and on Meta (no
+// bytes are read; upstream's meta kernels do not check either).
+void check_mixed(const Call& call, DispatchKey k, const Kernel* kernel) {
+  if (kernel && kernel->composite) return;
+  if (!backend(static_cast<DeviceType>(k)).holds_bytes) return;
+  mixed_devices(call, *call.mixed[0], *call.mixed[1]);
+}
+
+void run_key(Call& call, const OpTable& t, KeySet ks, const Tensor* first) {
+  ks &= t.mask;
+  if (ks == 0) {  // the call's back end has no kernel (every layer above ends there too)
+    KeySet b = call.keys & kBackendKeys;
+    DispatchKey k = highest_key(b ? b : 1);
+    if (call.mixed[0]) check_mixed(call, k, nullptr);
+    refuse(call, representation_of(static_cast<DeviceType>(k)), first);
+  }
+  DispatchKey k = highest_key(ks);
+  const Kernel& kernel = t.table[static_cast<int>(k)];
+  if (call.mixed[0] && k < DispatchKey::Python) check_mixed(call, k, &kernel);
+  DispatchKey saved = call.running;
+  const void* saved_context = call.context;
+  call.running = k;
+  call.context = kernel.context;
+  {
+    LocalKeys& local = local_keys();
+    KeySet excluded = local.excluded;
+    constexpr KeySet kLayers = key_bit(DispatchKey::Autograd) | key_bit(DispatchKey::ADInplaceOrView);
+    if (kernel.below_layers) local.excluded |= kLayers;
+    struct Restore {
+      LocalKeys& local;
+      KeySet excluded;
+      ~Restore() { local.excluded = excluded; }
+    } restore{local, excluded};
+    if (kernel.rule) kernel.rule(call);
+    if (kernel.fn) kernel.fn(call);
+  }
+  call.running = saved;
+  call.context = saved_context;
+}
+
+std::vector<Value> run(Call& call) {
+  const Tensor* first = choose_backend(call);
+  run_key(call, op_table_checked(call.op_index), call.keys, first);
+  return std::move(call.results);
 }
 
 }  // namespace
 
-KernelRegistrar::KernelRegistrar(const char* op_key, KernelSlot slot, KernelFn fn) {
-  pending().push_back({op_key, slot, fn, nullptr, nullptr});
+void redispatch_below(Call& call, DispatchKey below) {
+  const Tensor* first = nullptr;
+  for (const Value& v : call.args)
+    if (v.tag == Value::Tag::Tensor && v.tensor) {
+      first = &v.tensor;
+      break;
+    }
+  run_key(call, op_table_checked(call.op_index),
+          static_cast<KeySet>(call.keys & keys_below(below)), first);
 }
 
-KernelRegistrar::KernelRegistrar(const char* op_key, KernelFn meta_rule, KernelFn cpu) {
-  pending().push_back({op_key, KernelSlot::DenseCPU, nullptr, meta_rule, cpu});
+KernelRegistrar::KernelRegistrar(const char* op_key, KernelSlot slot, KernelFn fn) {
+  pending().push_back({op_key, slot, fn, nullptr, false});
+}
+
+KernelRegistrar::KernelRegistrar(const char* op_key, KernelFn rule, KernelFn cpu) {
+  pending().push_back({op_key, KernelSlot::CPU, cpu, rule, true});
+}
+
+KernelRegistrar::KernelRegistrar(const char* op_key, KernelFn compute, KernelSlot backend,
+                                 bool) {
+  pending().push_back({op_key, backend, compute, nullptr, true});
+}
+
+void register_kernel(int op, KernelSlot slot, Kernel k, const std::string& source) {
+  Door& d = door();
+  op_table(op);  // static registrations first
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (slot == KernelSlot::Composite)
+    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
+                                            : KernelSlot::CompositeExplicit;
+  OpTable& t = table_locked(op);
+  int s = static_cast<int>(slot);
+  if (!t.registered[s].empty()) {
+    std::string before = t.sources[s].empty() ? "torchnative's own kernels" : t.sources[s];
+    TN_FAIL(Runtime, "Registering a kernel for ", op_key_ref(op), " at slot ", s,
+            " failed: one was already registered from ", before, "; the new one comes from ",
+            source);
+  }
+  t.registered[s] = k;
+  t.sources[s] = source;
+  t.any = true;
+  compute_table(op, t);
+}
+
+void deregister_kernel(int op, KernelSlot slot) {
+  Door& d = door();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  OpTable& t = table_locked(op);
+  int s = static_cast<int>(slot);
+  t.registered[s] = Kernel{};
+  t.sources[s].clear();
+  compute_table(op, t);
+}
+
+void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int)) {
+  Door& d = door();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  d.fallbacks[static_cast<int>(key)] = Fallback{k, applies};
+  if (d.all_resolved.load()) {
+    for (int i = 0; i < static_cast<int>(all_ops().size()); ++i) compute_table(i, table_locked(i));
+  }
+}
+
+bool has_kernel_for_key(int op, KernelSlot slot) {
+  const OpTable& t = op_table(op);
+  return !t.registered[static_cast<int>(slot)].empty();
 }
 
 bool has_kernel(int op, Representation rep) {
-  const Entry* e = entry_of(op);
-  if (!e) return false;
-  if (e->meta_rule || e->slots[static_cast<int>(KernelSlot::Composite)]) return true;
-  return e->slots[rep == Representation::Meta ? 1 : 0] != nullptr;
+  return !op_table(op).table[static_cast<int>(rep)].empty();
 }
 
 std::vector<std::string> implemented_ops() {
   std::vector<std::string> out;
-  Table& t = resolved_table();
-  for (const auto& [op, e] : t.by_op) out.push_back(op_key(all_ops()[op]));
+  for (int i = 0; i < static_cast<int>(all_ops().size()); ++i) {
+    if (all_ops()[i].removed) continue;
+    const OpTable& t = op_table(i);
+    bool own = false;
+    for (int s = 0; s < kNumKernelSlots && !own; ++s)
+      own = (is_backend_slot(s) || s == static_cast<int>(KernelSlot::CompositeImplicit) ||
+             s == static_cast<int>(KernelSlot::CompositeExplicit)) &&
+            !t.registered[s].empty() && t.sources[s].empty();
+    if (own) out.push_back(op_key(all_ops()[i]));
+  }
   return out;
 }
 
-const std::vector<std::string>& kernel_registration_errors() { return resolved_table().errors; }
-
-namespace {
-std::vector<Value> run(Call& call);
-}  // namespace
+const std::vector<std::string>& kernel_registration_errors() {
+  op_table(0);
+  return door().errors;
+}
 
 std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   Call call;
@@ -189,31 +481,6 @@ std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args) {
   } give_back{call, args};
   return run(call);
 }
-
-namespace {
-std::vector<Value> run(Call& call) {
-  ScalarType dtype = ScalarType::Float;
-  Representation rep = choose_representation(call, &dtype);
-  int op_index = call.op_index;
-  bool has_dtype = false;
-  for (const Value& v : call.args) has_dtype = has_dtype || v.tag == Value::Tag::Tensor;
-  const Entry* e = entry_of(op_index);
-  if (!e) refuse(call, rep, dtype, has_dtype);
-  if (e->meta_rule) {
-    e->meta_rule(call);  // allocates the outputs on the call's device
-    if (rep == Representation::DenseCPU) {
-      if (!e->structured_cpu) refuse(call, rep, dtype, has_dtype);
-      e->structured_cpu(call);
-    }
-    return std::move(call.results);
-  }
-  KernelFn fn = e->slots[rep == Representation::Meta ? 1 : 0];
-  if (!fn) fn = e->slots[static_cast<int>(KernelSlot::Composite)];
-  if (!fn) refuse(call, rep, dtype, has_dtype);
-  fn(call);
-  return std::move(call.results);
-}
-}  // namespace
 
 // resolve_key for call(): remembered per key pointer (composites pass string literals), checked
 // against the text so that a reused pointer to other text is resolved afresh.

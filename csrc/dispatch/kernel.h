@@ -1,15 +1,22 @@
-// How kernels are written and registered, and the C++ entry of the door.
+// How kernels are written and registered, and the C++ entry of the door (docs/ARCHITECTURE.md,
+// "The door in layers" and "Adding an op").
 //
 // A kernel is `void fn(Call& call)`: it reads its arguments (one Value per schema argument, in
 // schema order, defaults already filled in) and appends its results (one Value per schema return).
-// Kernels register for a representation (DenseCPU, Meta) or as Composite (written in terms of
-// other ops through tn::call(), so valid for every representation). Structured ops register one
-// shape/dtype rule shared by every back end plus a compute function per back end: on Meta the rule
-// alone runs (ARCHITECTURE.md: "the meta rule is shared, not re-derived per back end").
+// Each op has one kernel slot per dispatch key (dispatch/keys.h): the back ends' keys, and the
+// layers above them (Autograd, ADInplaceOrView, Python, Capture), which do their work and
+// re-dispatch below themselves (redispatch_below). Kernels register for a back end, or as
+// Composite (written in door ops through tn::call(), so valid for every back end; placed where
+// upstream places the op: CompositeImplicitAutograd ops decompose at the Autograd key, before
+// the Python key sees them, the others run at each back end's key). Structured ops register one
+// shape/dtype/checks rule shared by every back end plus one compute per back end; the rule
+// allocates the outputs on the call's device and the compute receives them. On Meta the rule
+// alone runs; a back end without a compute refuses by name.
 //
 //   TN_REGISTER_KERNEL("aten::mm", DenseCPU, mm_cpu);
 //   TN_REGISTER_COMPOSITE("aten::linear", linear);
-//   TN_REGISTER_STRUCTURED("aten::add.Tensor", binary_meta, add_cpu);
+//   TN_REGISTER_STRUCTURED("aten::add.Tensor", binary_rule, add_cpu);
+//   TN_REGISTER_COMPUTE("aten::addmm", <a back end>, addmm_on_that_device);
 //
 // An op key is "ns::name" (the default overload) or "ns::name.overload".
 #pragma once
@@ -19,6 +26,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "dispatch/keys.h"
 #include "dispatch/registry.h"
 #include "dispatch/schema.h"
 #include "dispatch/value.h"
@@ -31,6 +39,11 @@ struct Call {
   const FunctionSchema* schema;
   std::vector<Value> args;
   std::vector<Value> results;
+  KeySet keys = 0;                      // what the call dispatches on (its tensors' and the thread's)
+  DispatchKey running = DispatchKey::CPU;  // the key whose kernel is running
+  Device device;                        // where new outputs go: the chosen back end's device
+  const Tensor* mixed[2] = {nullptr, nullptr};  // two tensors on different devices, if any
+  const void* context = nullptr;        // the running kernel's context (a Python callable...)
 
   const std::string& key() const { return op_key_ref(op_index); }
   const Value& arg(size_t i) const { return args[i]; }
@@ -50,12 +63,43 @@ struct Call {
 
 using KernelFn = void (*)(Call&);
 
-enum class KernelSlot : int8_t { DenseCPU = 0, Meta = 1, Composite = 2 };
+// One slot's kernel: a function, with the context it was registered with; `rule` is a
+// structured op's shared rule, run first (a Meta slot holds the rule alone).
+struct Kernel {
+  KernelFn fn = nullptr;
+  KernelFn rule = nullptr;
+  const void* context = nullptr;
+  // Set by the door on a back end's own kernels: the calls they make run below Autograd and
+  // ADInplaceOrView (upstream's AutoDispatchBelowADInplaceOrView), so a factory that fills its
+  // result, or a kernel built from other ops, bumps no version and records nothing.
+  bool below_layers = false;
+  // A composite (its pieces check devices themselves; the door checks for the others).
+  bool composite = false;
+  bool empty() const { return !fn && !rule; }
+};
+
+// Where a static registration goes: a back end's key, a layer's key, or Composite.
+enum class KernelSlot : int8_t {
+#define TN_BACKEND_SLOT(e, name, rep_name) e,
+  TN_FORALL_BACKENDS(TN_BACKEND_SLOT)
+#undef TN_BACKEND_SLOT
+  DenseCPU = CPU,
+  CompositeImplicit = 8,  // upstream's CompositeImplicitAutograd: decomposes at Autograd
+  CompositeExplicit,      // upstream's CompositeExplicitAutograd: every back end's key
+  Python,
+  ADInplaceOrView,
+  Autograd,
+  Capture,
+  Composite,  // static registrations: implicit or explicit as upstream's op is
+};
+constexpr int kNumKernelSlots = static_cast<int>(KernelSlot::Capture) + 1;
 
 // Registration (at static-initialisation time; resolved against the registry on first dispatch).
 struct KernelRegistrar {
   KernelRegistrar(const char* op_key, KernelSlot slot, KernelFn fn);
-  KernelRegistrar(const char* op_key, KernelFn meta_rule, KernelFn cpu_compute);  // structured
+  KernelRegistrar(const char* op_key, KernelFn rule, KernelFn cpu_compute);  // structured
+  // Another back end's compute of a structured op (its rule is registered with the CPU compute).
+  KernelRegistrar(const char* op_key, KernelFn compute, KernelSlot backend, bool);
 };
 
 #define TN_CONCAT_(a, b) a##b
@@ -64,19 +108,40 @@ struct KernelRegistrar {
   static ::tn::KernelRegistrar TN_CONCAT(tn_kernel_reg_, __LINE__)(op, \
                                                                     ::tn::KernelSlot::slot, fn)
 #define TN_REGISTER_COMPOSITE(op, fn) TN_REGISTER_KERNEL(op, Composite, fn)
-#define TN_REGISTER_STRUCTURED(op, meta_rule, cpu_compute) \
-  static ::tn::KernelRegistrar TN_CONCAT(tn_kernel_reg_, __LINE__)(op, meta_rule, cpu_compute)
+#define TN_REGISTER_STRUCTURED(op, rule, cpu_compute) \
+  static ::tn::KernelRegistrar TN_CONCAT(tn_kernel_reg_, __LINE__)(op, rule, cpu_compute)
+#define TN_REGISTER_COMPUTE(op, backend, compute)                       \
+  static ::tn::KernelRegistrar TN_CONCAT(tn_kernel_reg_, __LINE__)(op, compute, \
+                                                                    ::tn::KernelSlot::backend, true)
+
+// Registration after start-up (torch.library's Python kernels): puts k in op's slot for key
+// (or, for KernelSlot::Composite, where upstream places the op's composite). `source` names
+// where it came from; a slot that already holds a kernel is an error naming both sources.
+void register_kernel(int op_index, KernelSlot slot, Kernel k, const std::string& source);
+// Empties a slot register_kernel filled (Library.reset / its destruction).
+void deregister_kernel(int op_index, KernelSlot slot);
+// A layer's kernel for every op that `applies` selects (the Autograd layer's marking, the
+// ADInplaceOrView layer's version bumps, the Python key's handler). An op's own kernel for that
+// key wins over the fallback.
+void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int op_index));
+// Does op i run a kernel of its own (not a fallback) at this key? (torch.library's queries.)
+bool has_kernel_for_key(int op_index, KernelSlot slot);
+
+// Runs the kernel of the highest key below `below` in call.keys (a layer's "call the rest").
+void redispatch_below(Call& call, DispatchKey below);
 
 // Does op i have a kernel usable for representation rep (its own, structured, or composite)?
+// This is the back-end contract's "supports(op)"; dtypes are refused by name inside kernels.
 bool has_kernel(int op_index, Representation rep);
 // Every op key with at least one kernel (for the coverage report and tests).
 std::vector<std::string> implemented_ops();
 // Registrations naming ops the registry lacks (our bug; the C++ tests require none).
 const std::vector<std::string>& kernel_registration_errors();
 
-// The door, from C++: runs op i on bound arguments and returns its results. Chooses the kernel
-// by the representation of the tensor arguments (or the device argument of factories); refuses
-// with NotImplementedError naming op, overload, representation and dtype when there is none.
+// The door, from C++: runs op i on bound arguments and returns its results. Dispatches on the
+// key set of the tensor arguments (their back end, or the device argument of factories, plus
+// the layers they and the thread ask for); refuses with NotImplementedError naming op,
+// overload, representation and dtype when the chosen back end has no kernel.
 std::vector<Value> dispatch(int op_index, std::vector<Value> args);
 // The same, with the arguments' vector lent rather than given: it comes back empty but with its
 // capacity, so a caller that binds many calls (the Python binder) allocates it once.

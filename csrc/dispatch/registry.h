@@ -25,6 +25,12 @@ struct OpInfo {
   // Autograd would differentiate it (derivatives.yaml, or a composite of such ops): results of
   // such ops on tensors that require grad require grad too.
   bool differentiable = false;
+  // Upstream's kernel is CompositeImplicitAutograd: a composite of ours decomposes at the
+  // Autograd key, as upstream's does, so the layers below see only its pieces.
+  bool composite_implicit = false;
+  // native_functions.yaml's `device_check: NoCheck` (copy_, to...): tensors on several devices
+  // may meet in one call; the highest back end's kernel runs.
+  bool no_device_check = false;
 };
 
 struct FunctionSchema;

@@ -660,16 +660,6 @@ PyObject* aliased_source(const FunctionSchema& s, size_t ret, const Bound& b) {
   return nullptr;
 }
 
-bool any_requires_grad(const Bound& b) {
-  for (const Value& v : b.values) {
-    if (v.tag == Value::Tag::Tensor && v.tensor && v.tensor->requires_grad()) return true;
-    if (v.tag == Value::Tag::TensorList)
-      for (const Tensor& t : v.tensors)
-        if (t && t->requires_grad()) return true;
-  }
-  return false;
-}
-
 // Tensor[] results: torch.X and Tensor.X give tuples, torch.ops.aten.X.overload (schema_names)
 // gives lists, as upstream's two paths do.
 PyObject* tensor_list_to_list(const Value& v) {
@@ -692,12 +682,7 @@ PyObject* result_to_python(const Value& v, bool schema_names) {
 }
 
 PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results, const Bound& b,
-                            bool mark_grad, bool schema_names) {
-  if (mark_grad) {  // floating results of ops on tensors that require grad (no graph yet)
-    for (Value& v : results)
-      if (v.tag == Value::Tag::Tensor && v.tensor && is_floating(v.tensor->dtype()))
-        v.tensor->set_requires_grad(true);
-  }
+                            bool schema_names) {
   if (results.empty()) Py_RETURN_NONE;
   if (results.size() == 1) {
     if (PyObject* src = aliased_source(s, 0, b)) return Py_NewRef(src);
@@ -806,21 +791,19 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   }
   const FunctionSchema& s = schema_of(chosen);
   check_out_options(s, b);
-  bool mark_grad = all_ops()[chosen].differentiable && grad_mode_enabled() &&
-                   any_requires_grad(b);
   std::vector<Value> results;
   {
     // The kernel runs without the GIL.
     PyThreadState* state = PyEval_SaveThread();
     try {
-      results = dispatch_lent(chosen, b.values);  // sources/requires_grad read before
+      results = dispatch_lent(chosen, b.values);
     } catch (...) {
       PyEval_RestoreThread(state);
       throw;
     }
     PyEval_RestoreThread(state);
   }
-  PyObject* r = results_to_python(s, results, b, mark_grad, schema_names);
+  PyObject* r = results_to_python(s, results, b, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
   return r;
   TN_PY_CATCH(nullptr)

@@ -37,7 +37,6 @@ bool to_value(PyObject* obj, const Argument& arg, Value* out);
 // A result Value -> Python object (new reference).
 PyObject* to_python(const Value& v);
 
-bool grad_mode_enabled();  // state.cpp
 // torch_function.cpp: whether a call must go through __torch_function__, and the hand-off.
 bool torch_function_needed(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                            PyObject* kwnames);

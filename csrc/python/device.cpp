@@ -231,14 +231,10 @@ bool parse_device(PyObject* o, Device* out) {
     PyErr_Format(PyExc_TypeError, "expected a torch.device or str, got %s", Py_TYPE(o)->tp_name);
     return false;
   }
-  if (type == "cpu") {
-    out->type = DeviceType::CPU;
-  } else if (type == "meta") {
-    out->type = DeviceType::Meta;
-  } else {
+  // The device table (core/device_table.h) names what torchnative has a back end for.
+  if (!device_type_of_name(type, &out->type)) {
     PyErr_Format(PyExc_NotImplementedError,
-                 "torchnative has no '%s' device yet: tensors can live on cpu and meta only",
-                 type.c_str());
+                 "torchnative has no '%s' device yet: it has no back end for it", type.c_str());
     return false;
   }
   out->index = index;

@@ -178,7 +178,7 @@ PyObject* init_num_threads(PyObject*, PyObject*) { Py_RETURN_NONE; }
 // contexts work at the Python mode level, not here).
 PyObject* default_device(PyObject*, PyObject*) { return PyUnicode_FromString("cpu"); }
 
-// No PrivateUse1 back end is renamed here: upstream's default name.
+// The privateuseone device keeps upstream's default name (no rename_privateuse1_backend).
 PyObject* privateuse1_name(PyObject*, PyObject*) { return PyUnicode_FromString("privateuseone"); }
 
 PyMethodDef kFunctions[] = {

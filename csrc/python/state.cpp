@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "python/init.h"
 
 namespace tn::py {
@@ -19,7 +20,7 @@ struct Flag {
 
 // clang-format off
 std::vector<Flag> g_flags = {
-    // grad mode and friends (per thread, as upstream's)
+    // grad mode (row 0: held by the core's autograd layer) and friends (per thread, as upstream's)
     {"is_grad_enabled", "_set_grad_enabled", true, true},
     {"is_inference_mode_enabled", nullptr, false, true},
     {"_is_fwd_grad_enabled", "_set_fwd_grad_enabled", true, true},
@@ -69,12 +70,14 @@ std::vector<Flag> g_flags = {
 thread_local std::vector<signed char> t_values;
 
 bool flag_value(size_t i) {
+  if (i == 0) return grad_mode_enabled();  // the core's (csrc/autograd/grad_mode.h)
   if (!g_flags[i].per_thread) return g_flags[i].value;
   if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
   return t_values[i] < 0 ? g_flags[i].value : t_values[i] != 0;
 }
 
 void set_flag_value(size_t i, bool v) {
+  if (i == 0) return set_grad_mode(v);
   if (!g_flags[i].per_thread) {
     g_flags[i].value = v;
     return;
@@ -287,8 +290,6 @@ PyMethodDef kTlsFunctions[] = {
 
 }  // namespace
 
-// Grad mode is the first row of the flag table.
-bool grad_mode_enabled() { return flag_value(0); }
 
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self) {
   return named_builtin(proto, name, self);

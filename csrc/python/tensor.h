@@ -12,7 +12,7 @@ struct TensorObject {
   TensorImpl* impl;  // owned reference (intrusive)
   PyObject* dict;
   PyObject* weakrefs;
-  PyObject* grad;  // .grad (a tensor or nullptr)
+  PyObject* grad;  // the Python face of the core's .grad (AutogradMeta::grad), or nullptr
 };
 
 extern PyTypeObject TensorMetaType;

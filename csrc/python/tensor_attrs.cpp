@@ -1,6 +1,7 @@
 // TensorBase's attributes (getset descriptors, as upstream's): shape, dtype, device, layout,
 // requires_grad, is_leaf, grad, grad_fn, data, _version, ndim, the is_<device> predicates, T/mT,
-// itemsize, nbytes, _base. No autograd graph exists yet: grad_fn is always None.
+// itemsize, nbytes, _base. Autograd's state is the core's (AutogradMeta); no graph exists yet:
+// grad_fn is always None.
 #include <string>
 
 #include "dispatch/kernel.h"
@@ -63,9 +64,19 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
   return 0;
 }
 
+// .grad lives in the core (AutogradMeta::grad, where the engine will write it); the object
+// cached on the tensor keeps a grad's Python identity and class while it is the same tensor.
 PyObject* get_grad(PyObject* self, void*) {
-  PyObject* g = O(self)->grad;
-  return Py_NewRef(g ? g : Py_None);
+  AutogradMeta* m = T(self)->autograd_meta();
+  TensorImpl* g = m ? m->grad.get() : nullptr;
+  if (!g) Py_RETURN_NONE;
+  PyObject*& face = O(self)->grad;
+  if (!face || impl_of(face) != g) {
+    PyObject* o = wrap_tensor(Tensor(g));
+    if (!o) return nullptr;
+    Py_XSETREF(face, o);
+  }
+  return Py_NewRef(face);
 }
 
 int set_grad(PyObject* self, PyObject* value, void*) {
@@ -81,9 +92,10 @@ int set_grad(PyObject* self, PyObject* value, void*) {
       return -1;
     }
   }
-  PyObject* old = O(self)->grad;
-  O(self)->grad = value && value != Py_None ? Py_NewRef(value) : nullptr;
-  Py_XDECREF(old);
+  bool some = value && value != Py_None;
+  if (some || T(self)->autograd_meta())
+    T(self)->ensure_autograd_meta().grad = some ? Tensor(impl_of(value)) : Tensor();
+  Py_XSETREF(O(self)->grad, some ? Py_NewRef(value) : nullptr);
   return 0;
 }
 
@@ -103,12 +115,19 @@ int set_data(PyObject* self, PyObject* value, void*) {
   }
   TensorImpl* src = impl_of(value);
   TensorImpl* dst = T(self);
-  if (src->representation() != dst->representation()) {
+  TN_PY_TRY
+  Value ok = call("aten::_has_compatible_shallow_copy_type", {Value::of(Tensor(dst)),
+                                                              Value::of(Tensor(src))})[0];
+  if (!ok.b) {
     PyErr_SetString(PyExc_RuntimeError,
-                    "data set to a tensor that requires a different device representation");
+                    "_has_compatible_shallow_copy_type(self, new_data) INTERNAL ASSERT: data "
+                    "set to a tensor that requires gradients must be floating point or complex "
+                    "dtype, or of a compatible representation");
     return -1;
   }
+  TN_PY_CATCH(-1)
   dst->set_storage(src->storage());
+  dst->set_representation(src->representation());
   dst->set_dtype(src->dtype());
   dst->set_sizes_strides(src->sizes(), src->strides(), src->storage_offset());
   return 0;

@@ -9,6 +9,7 @@
 #include "python/device.h"
 #include "python/dtype.h"
 #include "python/errors.h"
+#include "python/init.h"
 #include "python/tensor.h"
 
 namespace tn::py {
@@ -29,12 +30,7 @@ PyObject* convert(PyObject* self, const Target& t) {
   TN_PY_TRY
   std::vector<Value> args{Value::of(Tensor(impl)), Value::of_dtype(dt), Value{},
                           Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking)};
-  Tensor r = call_tensor("aten::_to_copy", std::move(args));
-  if (impl->requires_grad() && grad_mode_enabled() && is_floating(r->dtype())) {
-    r->set_requires_grad(true);
-    r->set_is_leaf(false);
-  }
-  return wrap_tensor(r);
+  return wrap_tensor(call_tensor("aten::_to_copy", std::move(args)));
   TN_PY_CATCH(nullptr)
 }
 
@@ -45,25 +41,37 @@ bool is_device_like(PyObject* o) {
 // to(dtype, non_blocking=False, copy=False, *, memory_format=None)
 // to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
 // to(other, non_blocking=False, copy=False, *, memory_format=None)
-PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
-  Target t;
+// Parses to()'s arguments into t; *memory_format (borrowed) is the one given, or None.
+bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memory_format) {
+  *memory_format = Py_None;
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   Py_ssize_t i = 0;
   auto bad = [&](const char* why) {
     PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments: %s", why);
-    return nullptr;
+    return false;
   };
   if (i < n && is_tensor(PyTuple_GET_ITEM(args, i))) {
     TensorImpl* other = impl_of(PyTuple_GET_ITEM(args, i++));
     t.dtype = other->dtype();
     t.device = other->device();
   } else {
+    // to(device=None, dtype=None, ...): either may be passed as None positionally
+    // (nn.Module.to converts parameters with t.to(device, None, non_blocking)).
+    bool device_slot = false;
     if (i < n && is_device_like(PyTuple_GET_ITEM(args, i))) {
       Device d;
-      if (!parse_device(PyTuple_GET_ITEM(args, i++), &d)) return nullptr;
+      if (!parse_device(PyTuple_GET_ITEM(args, i++), &d)) return false;
       t.device = d;
+      device_slot = true;
+    } else if (i + 1 < n && PyTuple_GET_ITEM(args, i) == Py_None) {
+      ++i;
+      device_slot = true;
     }
-    if (i < n && is_dtype(PyTuple_GET_ITEM(args, i))) t.dtype = dtype_of(PyTuple_GET_ITEM(args, i++));
+    if (i < n && is_dtype(PyTuple_GET_ITEM(args, i))) {
+      t.dtype = dtype_of(PyTuple_GET_ITEM(args, i++));
+    } else if (device_slot && i < n && PyTuple_GET_ITEM(args, i) == Py_None) {
+      ++i;
+    }
   }
   for (bool* flag : {&t.non_blocking, &t.copy}) {
     if (i < n) {
@@ -85,7 +93,7 @@ PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
       } else if (std::strcmp(k, "device") == 0) {
         if (value == Py_None) continue;
         Device d;
-        if (!parse_device(value, &d)) return nullptr;
+        if (!parse_device(value, &d)) return false;
         t.device = d;
       } else if (std::strcmp(k, "non_blocking") == 0 || std::strcmp(k, "copy") == 0) {
         if (!PyBool_Check(value)) return bad("non_blocking and copy must be bools");
@@ -96,15 +104,36 @@ PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
                                   memory_format_of(value) != MemoryFormat::Contiguous))) {
           PyErr_SetString(PyExc_NotImplementedError,
                           "to(memory_format=...) with channels_last is not implemented");
-          return nullptr;
+          return false;
         }
+        *memory_format = value;
       } else {
         PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
-        return nullptr;
+        return false;
       }
     }
   }
+  return true;
+}
+
+PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
+  Target t;
+  PyObject* mf;
+  if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
   return convert(self, t);
+}
+
+// torch._C._nn._parse_to(*args, **kwargs) -> (device, dtype, non_blocking, memory_format), the
+// parse nn.Module.to() does before converting each parameter (Tensor.to's signatures).
+PyObject* parse_to(PyObject*, PyObject* args, PyObject* kwargs) {
+  Target t;
+  PyObject* mf;
+  if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
+  PyObject* device = t.device ? device_object(*t.device) : Py_NewRef(Py_None);
+  if (!device) return nullptr;
+  PyObject* dtype = t.dtype ? Py_NewRef(dtype_object(*t.dtype)) : Py_NewRef(Py_None);
+  return Py_BuildValue("(NNON)", device, dtype, t.non_blocking ? Py_True : Py_False,
+                       Py_NewRef(mf));
 }
 
 template <ScalarType T>
@@ -185,7 +214,11 @@ PyMethodDef kMethods[] = {
 
 }  // namespace
 
+PyMethodDef kParseTo = {"_parse_to", reinterpret_cast<PyCFunction>(parse_to),
+                        METH_VARARGS | METH_KEYWORDS, nullptr};
+
 bool init_tensor_convert() {
+  if (!add("torch._C._nn", "_parse_to", PyCFunction_New(&kParseTo, nullptr))) return false;
   for (PyMethodDef* d = kMethods; d->ml_name; ++d) {
     PyObject* m = PyDescr_NewMethod(&TensorBaseType, d);
     int rc = PyDict_SetItemString(TensorBaseType.tp_dict, d->ml_name, m);

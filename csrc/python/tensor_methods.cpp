@@ -152,13 +152,17 @@ PyObject* element(TensorImpl* t, int64_t offset) {
   }
 }
 
-// Refuses reading bytes that are not on the CPU, naming the op as upstream's error does.
-bool readable(TensorImpl* t, const char* what) {
-  if (t->representation() == Representation::DenseCPU) return true;
-  PyErr_Format(PyExc_NotImplementedError,
-               "%s has no kernel in torchnative for %s tensors of dtype %s", what,
-               representation_name(t->representation()), name(t->dtype()));
-  return false;
+// The tensor whose bytes Python reads: t itself on the CPU; another device's tensor copied to
+// the host through its back end (aten::_to_copy, so the readback is counted); meta refused as
+// upstream refuses it (RuntimeError for item(), NotImplementedError for tolist()).
+Tensor on_host(TensorImpl* t, bool for_item) {
+  if (t->representation() == Representation::DenseCPU) return Tensor(t);
+  TN_CHECK(!(for_item && t->representation() == Representation::Meta),
+           "Tensor.item() cannot be called on meta tensors");
+  TN_CHECK_KIND(t->representation() != Representation::Meta, NotImplemented,
+                "Cannot copy out of meta tensor; no data!");
+  return call_tensor("aten::_to_copy", {Value::of(Tensor(t)), Value{}, Value{},
+                                        Value::of_device(Device{})});
 }
 
 PyObject* m_item(PyObject* self, PyObject*) {
@@ -169,8 +173,10 @@ PyObject* m_item(PyObject* self, PyObject*) {
                  static_cast<long long>(t->numel()));
     return nullptr;
   }
-  if (!readable(t, "aten._local_scalar_dense.default")) return nullptr;
-  return element(t, t->storage_offset());
+  TN_PY_TRY
+  Tensor h = on_host(t, true);
+  return element(h.get(), h->storage_offset());
+  TN_PY_CATCH(nullptr)
 }
 
 PyObject* tolist_dim(TensorImpl* t, int64_t dim, int64_t offset) {
@@ -188,9 +194,10 @@ PyObject* tolist_dim(TensorImpl* t, int64_t dim, int64_t offset) {
 }
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
-  TensorImpl* t = T(self);
-  if (!readable(t, "aten.tolist")) return nullptr;
-  return tolist_dim(t, 0, t->storage_offset());
+  TN_PY_TRY
+  Tensor h = on_host(T(self), false);
+  return tolist_dim(h.get(), 0, h->storage_offset());
+  TN_PY_CATCH(nullptr)
 }
 
 PyObject* m_bool(PyObject* self, PyObject*) {

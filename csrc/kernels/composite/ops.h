@@ -31,10 +31,12 @@ inline Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t len) {
 inline Tensor view(const Tensor& x, const Dims& shape) {
   return call_tensor("aten::view", {t(x), ints(shape)});
 }
+// x.clone(memory_format=torch.contiguous_format), as upstream's contiguous() and reshape() copy.
 inline Tensor clone_contiguous(const Tensor& x) {
-  Tensor out = empty(x->sizes(), x->dtype(), x->device());
-  copy_(out, x);
-  return out;
+  Value contiguous_format;
+  contiguous_format.tag = Value::Tag::MemoryFormat;
+  contiguous_format.memory_format = MemoryFormatKind::Contiguous;
+  return call_tensor("aten::clone", {t(x), contiguous_format});
 }
 
 // upstream's resize_output for out= arguments: a no-op when the shape already matches, else

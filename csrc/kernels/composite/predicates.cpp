@@ -2,6 +2,7 @@
 // never set on our tensors, and the rest answer from metadata. Valid for every representation.
 #include <algorithm>
 
+#include "core/backend.h"
 #include "dispatch/kernel.h"
 
 namespace tn {
@@ -17,6 +18,16 @@ void is_floating_point(Call& c) { c.ret(Value::of_bool(is_floating(c.tensor(0)->
 void is_complex(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_complex)); }
 void is_signed(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_signed)); }
 
+// _has_compatible_shallow_copy_type(Tensor self, Tensor from) -> bool: may `self.data = from`
+// swap the bytes under self (nn.Module.to asks)? Upstream: yes between dense strided tensors of
+// any devices, and between tensors of one representation; not between meta and dense.
+void compatible_shallow_copy(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  bool dense = backend(a->device().type).holds_bytes && backend(b->device().type).holds_bytes;
+  c.ret(Value::of_bool(a->representation() == b->representation() || dense));
+}
+
+TN_REGISTER_COMPOSITE("aten::_has_compatible_shallow_copy_type", compatible_shallow_copy);
 TN_REGISTER_COMPOSITE("aten::_is_zerotensor", always_false);
 TN_REGISTER_COMPOSITE("aten::is_conj", always_false);
 TN_REGISTER_COMPOSITE("aten::is_neg", always_false);

@@ -15,13 +15,11 @@ void set_storage(const Tensor& self, const Storage& st, int64_t offset, Dims siz
   TN_CHECK(need <= st->nbytes(), "setStorage: sizes ", sizes.size(), "-d, storage offset ",
            offset, " and itemsize ", self->itemsize(), " requiring a storage size of ", need,
            " are out of bounds for storage of size ", st->nbytes());
-  Representation rep = st->device().type == DeviceType::Meta ? Representation::Meta
-                                                             : Representation::DenseCPU;
+  Representation rep = representation_of(st->device().type);
   TN_CHECK(rep == self->representation(), key, ": storage on ", st->device().str(),
            " cannot back a tensor on ", self->device().str());
   self->set_storage(st);
   self->set_sizes_strides(std::move(sizes), std::move(strides), offset);
-  self->bump_version();
 }
 
 // set_.source_Storage(Tensor(a!) self, Storage source)

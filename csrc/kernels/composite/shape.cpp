@@ -13,21 +13,13 @@ using namespace ops;
 // A view when upstream's stride rule allows one, else a contiguous copy viewed as shape.
 Tensor reshape_of(const Tensor& self, const Dims& shape) {
   Dims sizes = infer_size(shape, self->numel());
-  if (auto strides = view_strides(self->sizes(), self->strides(), sizes))
-    return make_view(self, sizes, *strides, self->storage_offset());
-  return view(clone_contiguous(self), sizes);
+  if (view_strides(self->sizes(), self->strides(), sizes)) return view(self, sizes);
+  return call_tensor("aten::_unsafe_view", {t(clone_contiguous(self)), ints(sizes)});
 }
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 void reshape(Call& c) { c.ret(reshape_of(c.tensor(0), c.int_list(1))); }
 TN_REGISTER_COMPOSITE("aten::reshape", reshape);
-
-// _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride): a view with given geometry.
-void reshape_alias(Call& c) {
-  const Tensor& self = c.tensor(0);
-  c.ret(make_view(self, c.int_list(1), c.int_list(2), self->storage_offset()));
-}
-TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
 // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format): self itself when
 // already contiguous.
@@ -77,7 +69,8 @@ Tensor to_copy(const Tensor& self, ScalarType dtype, Device device, bool preserv
   TN_CHECK_KIND(!(self->device().type == DeviceType::Meta && device.type != DeviceType::Meta),
                 NotImplemented, "Cannot copy out of meta tensor; no data!");
   Tensor out = alloc_like(self, dtype, device, preserve);
-  if (device.type != DeviceType::Meta && self->device().type == device.type) copy_(out, self);
+  // Across devices too: copy_ runs on the higher back end of the two, through its contract.
+  if (device.type != DeviceType::Meta) copy_(out, self);
   return out;
 }
 
@@ -259,33 +252,15 @@ void repeat(Call& c) {
   }
   Tensor out = empty(out_shape, self->dtype(), self->device());
   if (out->numel() > 0) {
-    Tensor src = make_view(self, inter_sizes, src_strides, self->storage_offset());
-    Tensor dst = make_view(out, inter_sizes, contiguous_strides(inter_sizes), 0);
+    Tensor src = call_tensor("aten::as_strided", {t(self), ints(inter_sizes), ints(src_strides)});
+    Tensor dst = call_tensor("aten::as_strided",
+                             {t(out), ints(inter_sizes), ints(contiguous_strides(inter_sizes))});
     copy_(dst, src);
   }
   c.ret(out);
 }
 TN_REGISTER_COMPOSITE("aten::repeat", repeat);
 
-// flip(Tensor self, int[] dims): a copy from a view with negated strides on the flipped dims.
-void flip(Call& c) {
-  const Tensor& self = c.tensor(0);
-  Dims sizes = self->sizes(), strides = self->strides();
-  int64_t offset = self->storage_offset();
-  std::vector<bool> seen(std::max<int64_t>(self->dim(), 1), false);
-  for (int64_t d : c.int_list(1)) {
-    int64_t w = wrap_dim(d, self->dim());
-    TN_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
-    seen[w] = true;
-    if (self->dim() == 0 || sizes[w] == 0) continue;
-    offset += (sizes[w] - 1) * strides[w];
-    strides[w] = -strides[w];
-  }
-  Tensor out = alloc_like(self, self->dtype(), self->device(), true);
-  if (self->numel() > 0) copy_(out, make_view(self, sizes, strides, offset));
-  c.ret(out);
-}
-TN_REGISTER_COMPOSITE("aten::flip", flip);
 
 // One dim of roll: the last `shift` entries move to the front (two slices, concatenated).
 Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {

@@ -1,6 +1,6 @@
 // Composites of the matmul family: matmul (upstream's 1-D/2-D/batched broadcasting rules),
 // linear, and the out=/in-place spellings of mm, bmm, addmm, baddbmm, mv, dot, outer. Written
-// over tn::call and metadata-only views, so they serve every representation.
+// in door ops only (tn::call), so they serve every back end and every layer sees their pieces.
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/reduce_rules.h"
@@ -10,71 +10,88 @@ namespace {
 
 Value V(const Tensor& t) { return Value::of(t); }
 
-// A view of t with its leading dims (all but the last `keep`) merged into one; copies to
-// contiguous first when the strides do not allow it (as upstream's reshape).
-Tensor merge_leading(const Tensor& t, int64_t keep) {
-  int64_t lead = t->dim() - keep;
-  Dims sizes{1}, strides{1};
-  bool viewable = true;
-  int64_t expect = -1;  // the stride the next (outer) dim must have to merge
-  for (int64_t d = lead - 1; d >= 0; --d) {
-    if (t->size(d) == 1) continue;
-    if (expect >= 0 && t->stride(d) != expect) viewable = false;
-    if (expect < 0) strides[0] = t->stride(d);
-    expect = t->stride(d) * t->size(d);
-    sizes[0] *= t->size(d);
-  }
-  Tensor src = viewable ? t : contiguous(t, "aten::matmul");
-  if (!viewable) strides[0] = numel_of(Dims(t->sizes().begin() + lead, t->sizes().end()));
-  for (int64_t d = lead; d < t->dim(); ++d) {
-    sizes.push_back(src->size(d));
-    strides.push_back(src->stride(d));
-  }
-  return make_view(src, sizes, strides, src->storage_offset());
+Tensor op1(const char* key, const Tensor& a, std::vector<Value> rest = {}) {
+  rest.insert(rest.begin(), V(a));
+  return call_tensor(key, std::move(rest));
+}
+Tensor t2d(const Tensor& w) { return op1("aten::t", w); }
+Tensor reshape(const Tensor& x, const Dims& shape) {
+  return op1("aten::reshape", x, {Value::of_ints(shape)});
+}
+Tensor unsafe_view(const Tensor& x, const Dims& shape) {
+  return op1("aten::_unsafe_view", x, {Value::of_ints(shape)});
 }
 
-// A contiguous result r viewed with new sizes.
-Tensor view_as_sizes(const Tensor& r, const Dims& sizes) {
-  return make_view(r, sizes, contiguous_strides(sizes), r->storage_offset());
+// Upstream's should_fold: a >= 3-D operand against a 1-D or 2-D one is folded into one mm/mv
+// when that costs no copy, or always when a gradient is wanted (it saves backward memory).
+bool should_fold(const Tensor& a, const Tensor& b) {
+  int64_t da = a->dim(), db = b->dim();
+  const Tensor* big = nullptr;
+  if (da >= 3 && (db == 1 || db == 2)) big = &a;
+  else if (db >= 3 && (da == 1 || da == 2)) big = &b;
+  else return false;
+  if (a->requires_grad() || b->requires_grad()) return true;
+  if (da == 2) return false;  // folding would need mm on a transpose, then a copy back
+  const Tensor& t = *big;
+  if (t->numel() == 0) return true;
+  for (int64_t i = 0; i + 2 < t->dim(); ++i)
+    if (t->stride(i) != t->stride(i + 1) * t->size(i + 1)) return false;
+  return true;
 }
 
+// matmul as upstream decomposes it (CompositeImplicit): dot, mv, mm, a folded mm/mv, or an
+// expanded bmm, through door ops only, so every layer below Autograd sees those pieces.
 Tensor matmul(const Tensor& a, const Tensor& b) {
   int64_t da = a->dim(), db = b->dim();
   TN_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ",
            da, "D and ", db, "D");
   if (da == 1 && db == 1) return call_tensor("aten::dot", {V(a), V(b)});
   if (da == 2 && db == 1) return call_tensor("aten::mv", {V(a), V(b)});
-  if (da == 2 && db == 2) return call_tensor("aten::mm", {V(a), V(b)});
   if (da == 1 && db == 2) {
-    Tensor row = make_view(a, {1, a->size(0)}, {0, a->stride(0)}, a->storage_offset());
-    Tensor r = call_tensor("aten::mm", {V(row), V(b)});
-    return view_as_sizes(r, {b->size(1)});
+    Tensor r = call_tensor("aten::mm", {V(op1("aten::unsqueeze", a, {Value::of_int(0)})), V(b)});
+    return op1("aten::squeeze_.dim", r, {Value::of_int(0)});
   }
-  Dims a_batch(a->sizes().begin(), a->sizes().end() - (da > 1 ? 2 : 1));
-  if (da >= 3 && db <= 2) {  // upstream folds the batch into mm's rows
-    Tensor rows = merge_leading(a, 1);
-    Tensor r = db == 1 ? call_tensor("aten::mv", {V(rows), V(b)})
-                       : call_tensor("aten::mm", {V(rows), V(b)});
-    Dims sizes = a_batch;
-    sizes.push_back(a->size(-2 + da));
-    if (db == 2) sizes.push_back(b->size(1));
-    return view_as_sizes(r, sizes);
+  if (da == 2 && db == 2) return call_tensor("aten::mm", {V(a), V(b)});
+  if (should_fold(a, b)) {
+    bool transpose = db > da;
+    Tensor t1 = transpose ? op1("aten::transpose.int", b, {Value::of_int(-2), Value::of_int(-1)})
+                          : a;
+    Tensor t2 = !transpose ? b : da == 2 ? t2d(a) : a;
+    Dims shape(t1->sizes().begin(), t1->sizes().end() - 1);
+    int64_t folded = numel_of(shape);
+    Tensor t1f = reshape(t1, {folded, t1->size(t1->dim() - 1)});
+    if (t2->dim() == 1) return unsafe_view(call_tensor("aten::mv", {V(t1f), V(t2)}), shape);
+    shape.push_back(t2->size(1));
+    Tensor out = unsafe_view(call_tensor("aten::mm", {V(t1f), V(t2)}), shape);
+    if (!transpose) return out;
+    Tensor back = op1("aten::transpose.int", out, {Value::of_int(-2), Value::of_int(-1)});
+    return op1("aten::contiguous", back);
   }
-  Tensor a2 = da == 1 ? make_view(a, {1, a->size(0)}, {0, a->stride(0)}, a->storage_offset()) : a;
-  Tensor b2 = db == 1 ? make_view(b, {b->size(0), 1}, {b->stride(0), 0}, b->storage_offset()) : b;
-  Dims batch = broadcast_shapes(Dims(a2->sizes().begin(), a2->sizes().end() - 2),
-                                Dims(b2->sizes().begin(), b2->sizes().end() - 2));
-  int64_t m = a2->size(a2->dim() - 2), k = a2->size(a2->dim() - 1);
-  int64_t k2 = b2->size(b2->dim() - 2), n = b2->size(b2->dim() - 1);
-  Dims ea = batch, eb = batch;
-  ea.insert(ea.end(), {m, k});
-  eb.insert(eb.end(), {k2, n});
-  Tensor r = call_tensor("aten::bmm", {V(merge_leading(expand_view(a2, ea), 2)),
-                                       V(merge_leading(expand_view(b2, eb), 2))});
-  Dims sizes = batch;
-  if (da > 1) sizes.push_back(m);
-  if (db > 1) sizes.push_back(n);
-  return view_as_sizes(r, sizes);
+  // Batched: broadcast the batch dims, fold them into one, bmm, and view the result.
+  int64_t n = da > 1 ? a->size(da - 2) : 1, m1 = a->size(da - 1);
+  int64_t m2 = db > 1 ? b->size(db - 2) : b->size(0), p = db > 1 ? b->size(db - 1) : 1;
+  Dims batch_a(a->sizes().begin(), a->sizes().begin() + (da > 2 ? da - 2 : 0));
+  Dims batch_b(b->sizes().begin(), b->sizes().begin() + (db > 2 ? db - 2 : 0));
+  Dims batch = broadcast_shapes(batch_a, batch_b);
+  int64_t nb = numel_of(batch);
+  Dims ea = batch;
+  ea.insert(ea.end(), {n, m1});
+  Tensor a3 = reshape(op1("aten::expand", a, {Value::of_ints(ea)}), {nb, n, m1});
+  Tensor b3;
+  if (db == 1) {
+    Dims eb = batch;
+    eb.push_back(m2);
+    b3 = op1("aten::unsqueeze", reshape(op1("aten::expand", b, {Value::of_ints(eb)}), {nb, m2}),
+             {Value::of_int(2)});
+  } else {
+    Dims eb = batch;
+    eb.insert(eb.end(), {m2, p});
+    b3 = reshape(op1("aten::expand", b, {Value::of_ints(eb)}), {nb, m2, p});
+  }
+  Dims shape = batch;
+  if (da > 1) shape.push_back(n);
+  if (db > 1) shape.push_back(p);
+  return unsafe_view(call_tensor("aten::bmm", {V(a3), V(b3)}), shape);
 }
 
 // matmul(Tensor self, Tensor other)
@@ -86,28 +103,26 @@ void matmul_out(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
-Tensor transpose2(const Tensor& w) {
-  if (w->dim() < 2) return w;
-  return make_view(w, {w->size(1), w->size(0)}, {w->stride(1), w->stride(0)}, w->storage_offset());
-}
-
-// linear(Tensor input, Tensor weight, Tensor? bias=None): with a bias, input's leading dims are
-// folded into rows of one addmm (bias added inside the GEMM, as upstream does for 2-D and
-// contiguous 3-D inputs); without, matmul(input, weight.t()).
+// linear(Tensor input, Tensor weight, Tensor? bias=None), as upstream decomposes it
+// (CompositeImplicit): with a bias, a 2-D input is one addmm (the bias inside the GEMM), and a
+// contiguous input of other rank with a 1-D bias is reshaped to rows for that addmm and the
+// result viewed back; anything else is matmul(input, weight.t()) with the bias added in place.
 void linear(Call& c) {
   const Tensor &x = c.tensor(0), &w = c.tensor(1);
   const Tensor* bias = c.optional_tensor(2);
-  Tensor wt = transpose2(w);
-  if (!bias) return c.ret(matmul(x, wt));
-  TN_CHECK_KIND(w->dim() == 2 && x->dim() >= 1, NotImplemented, c.key(),
-                ": torchnative needs a 2-D weight and at least 1-D input when bias is given");
-  Tensor rows = x->dim() == 1
-                    ? make_view(x, {1, x->size(0)}, {0, x->stride(0)}, x->storage_offset())
-                    : merge_leading(x, 1);
-  Tensor r = call_tensor("aten::addmm", {V(*bias), V(rows), V(wt)});
-  Dims sizes(x->sizes().begin(), x->sizes().end() - 1);
-  sizes.push_back(w->size(0));
-  c.ret(view_as_sizes(r, sizes));
+  TN_CHECK(x->dim() != 0 && w->dim() != 0, "both arguments to linear need to be at least 1D, "
+           "but they are ", x->dim(), "D and ", w->dim(), "D");
+  if (x->dim() == 2 && bias) return c.ret(call_tensor("aten::addmm", {V(*bias), V(x), V(t2d(w))}));
+  if (bias && x->is_contiguous() && (x->dim() == 3 || (*bias)->dim() == 1)) {
+    Dims lead(x->sizes().begin(), x->sizes().end() - 1);
+    Tensor rows = reshape(x, {numel_of(lead), x->size(x->dim() - 1)});
+    Tensor r = call_tensor("aten::addmm", {V(*bias), V(rows), V(t2d(w))});
+    lead.push_back(r->size(1));
+    return c.ret(op1("aten::view", r, {Value::of_ints(lead)}));
+  }
+  Tensor out = matmul(x, t2d(w));
+  if (bias) out = call_tensor("aten::add_.Tensor", {V(out), V(*bias)});
+  c.ret(out);
 }
 TN_REGISTER_COMPOSITE("aten::linear", linear);
 

@@ -144,12 +144,15 @@ void copy_cpu(Call& c) {
     }
     copy_dense_cpu(self, s, "aten::copy_");
   }
-  self->bump_version();
   c.ret(self);
 }
 
+// Also runs when one side is on the CPU (Meta is the higher back end): a meta self takes any
+// source without reading it; a meta source has no bytes to give.
 void copy_meta(Call& c) {
   const Tensor& self = c.tensor(0);
+  TN_CHECK_KIND(self->representation() == Representation::Meta, NotImplemented,
+                "Cannot copy out of meta tensor; no data!");
   copy_src_strides(self, c.tensor(1));
   c.ret(self);
 }

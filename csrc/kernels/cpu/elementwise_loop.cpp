@@ -120,7 +120,6 @@ void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&))
   } in_use;
   ew_iter_init(it, s, out, c.key().c_str());
   compute(it, c);
-  if (r.variant != EwVariant::Functional) out->bump_version();
 }
 
 }  // namespace tn

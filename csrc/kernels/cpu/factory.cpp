@@ -52,10 +52,8 @@ void empty_strided(Call& c) {
   TN_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
   size_t nbytes = storage_bytes_needed(sizes, strides, 0, itemsize(o.dtype));
-  Representation rep = o.device.type == DeviceType::Meta ? Representation::Meta
-                                                         : Representation::DenseCPU;
   Storage st = make<StorageImpl>(nbytes, o.device, true);
-  c.ret(make<TensorImpl>(st, o.dtype, sizes, strides, 0, rep));
+  c.ret(make<TensorImpl>(st, o.dtype, sizes, strides, 0, representation_of(o.device.type)));
 }
 TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
 
@@ -81,7 +79,6 @@ void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
 void fill_scalar_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   fill_dense(self, c.scalar(1), c.key());
-  self->bump_version();
   c.ret(self);
 }
 void fill_scalar_meta(Call& c) { c.ret(c.tensor(0)); }

@@ -290,7 +290,6 @@ void index_put_cpu(Call& c) {
       }
     });
   });
-  self->bump_version();
   c.ret(self);
 }
 void index_put_meta(Call& c) {

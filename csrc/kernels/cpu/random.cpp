@@ -189,7 +189,6 @@ void uniform_cpu(Call& c) {
       }
     });
   }
-  self->bump_version();
   c.ret(self);
 }
 
@@ -284,7 +283,6 @@ void normal_cpu(Call& c) {
       }
     });
   }
-  self->bump_version();
   c.ret(self);
 }
 
@@ -449,7 +447,6 @@ void random_from_cpu(Call& c) {
   std::optional<int64_t> to;
   if (!c.arg(2).is_none()) to = c.to_int(2);
   random_from_to(self, c.to_int(1), to, generator_arg(c, 3), c.key().c_str());
-  self->bump_version();
   c.ret(self);
 }
 
@@ -457,7 +454,6 @@ void random_from_cpu(Call& c) {
 void random_to_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   random_from_to(self, 0, c.to_int(1), generator_arg(c, 2), c.key().c_str());
-  self->bump_version();
   c.ret(self);
 }
 
@@ -489,7 +485,6 @@ void random_cpu(Call& c) {
       });
     });
   }
-  self->bump_version();
   c.ret(self);
 }
 
@@ -515,7 +510,6 @@ void bernoulli_float_cpu(Call& c) {
       fill_in_order<T>(self, key.c_str(), [&] { return from_int64<T>(uniform53(g) < p); });
     });
   }
-  self->bump_version();
   c.ret(self);
 }
 
@@ -571,7 +565,6 @@ void bernoulli_tensor_fill(const Tensor& self, const Tensor& p, Generator& g,
 void bernoulli_tensor_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   bernoulli_tensor_fill(self, c.tensor(1), generator_arg(c, 2), c.key());
-  self->bump_version();
   c.ret(self);
 }
 

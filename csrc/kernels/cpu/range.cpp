@@ -117,7 +117,6 @@ void arange_out_common(Call& c, Scalar start, Scalar end, Scalar step, const Ten
   int64_t n = arange_length(start, end, step, out->dtype(), key);
   ops::resize_out(out, {n});
   if (out->representation() == Representation::DenseCPU) arange_fill(out, start, step, key);
-  out->bump_version();
   c.ret(out);
 }
 void arange_out(Call& c) { arange_out_common(c, zero(), c.scalar(0), one(), c.tensor(1)); }
@@ -175,7 +174,6 @@ void linspace_out(Call& c) {
   ops::resize_out(out, {steps});
   if (out->representation() == Representation::DenseCPU)
     linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
-  out->bump_version();
   c.ret(out);
 }
 TN_REGISTER_KERNEL("aten::linspace.out", DenseCPU, linspace_out);

@@ -144,8 +144,27 @@ const TensorImpl* written_tensor(const Call& c, const EwRule& r) {
 
 }  // namespace
 
+// TensorIterator's device rule (these ops are `device_check: NoCheck`, so the door leaves it to
+// the rule): every operand on one device, the written tensor's or the first operand's, except
+// CPU 0-dim tensors, which combine with any device.
+void check_devices(const Call& c, const EwRule& r, const EwSpec& s) {
+  const TensorImpl* expected = written_tensor(c, r);
+  for (int k = 0; k < s.n; ++k) {
+    if (s.ops[k].is_number()) continue;
+    const TensorImpl* t = s.ops[k].tensor;
+    if (t->dim() == 0 && t->device().type == DeviceType::CPU) continue;
+    if (!expected) {
+      expected = t;
+      continue;
+    }
+    TN_CHECK(t->device().type == expected->device().type, "Tensor on device ",
+             t->device().str(), " is not on the expected device ", expected->device().str(), "!");
+  }
+}
+
 EwSpec ew_spec(const Call& c, const EwRule& r) {
   EwSpec s = ew_dtypes(c, r);
+  check_devices(c, r, s);
   if (r.pre) r.pre(c, s);
   if (const TensorImpl* out = written_tensor(c, r)) {
     check_no_internal_overlap(*out);
@@ -282,14 +301,12 @@ Dims new_output_strides(const EwRule& r, const EwSpec& s) {
 
 Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
   if (r.variant == EwVariant::Functional) {
-    const TensorImpl* first = nullptr;
-    for (int k = 0; k < s.n && !first; ++k) first = s.ops[k].tensor;
-    TN_ASSERT(first);
+    // On the call's device: a CPU scalar operand (a wrapped Python number) may come first.
     Dims strides = new_output_strides(r, s);
     size_t nbytes = storage_bytes_needed(s.shape, strides, 0, itemsize(s.result));
-    Storage st = make<StorageImpl>(nbytes, first->device(), true);
+    Storage st = make<StorageImpl>(nbytes, c.device, true);
     return make<TensorImpl>(st, s.result, s.shape, std::move(strides), 0,
-                            first->representation());
+                            representation_of(c.device.type));
   }
   const Tensor& out = r.variant == EwVariant::InPlace ? c.tensor(0) : c.tensor(c.args.size() - 1);
   ScalarType od = out->dtype();
@@ -324,8 +341,6 @@ void ew_meta_run(Call& c, const EwRule& r) {
   EwSpec s = ew_spec(c, r);
   Tensor out = ew_output(c, r, s);
   if (r.post) r.post(c, s);
-  if (r.variant != EwVariant::Functional && out->representation() == Representation::Meta)
-    out->bump_version();
   c.ret(std::move(out));
 }
 

@@ -104,7 +104,7 @@ EwSpec ew_spec(const Call& c, const EwRule& r);
 Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s);
 
 // The structured meta rule of an elementwise overload: ew_spec, ew_output, the `post` check;
-// returns the output (bumping a written meta tensor's version here: no compute step follows).
+// returns the output (the written argument's version is bumped by the ADInplaceOrView layer).
 void ew_meta_run(Call& c, const EwRule& r);
 template <const EwRule& R>
 void ew_meta(Call& c) {

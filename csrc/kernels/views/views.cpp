@@ -1,6 +1,7 @@
 // View ops: each result is make_view(self, sizes, strides, offset), sharing storage and version
 // counter, with upstream's sizes/strides/storage_offset. Only metadata is computed, so one
-// kernel (registered as Composite) serves every representation, meta included.
+// kernel (registered as Composite) serves every back end, meta included. These are the only
+// kernels that build views; composites (kernels/composite/) call them through the door.
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
 
@@ -21,10 +22,26 @@ Tensor view_as_shape(const Tensor& self, const Dims& shape) {
   return make_view(self, sizes, *strides, self->storage_offset());
 }
 
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a); _unsafe_view has the same geometry.
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 void view(Call& c) { c.ret(view_as_shape(c.tensor(0), c.int_list(1))); }
 TN_REGISTER_COMPOSITE("aten::view", view);
-TN_REGISTER_COMPOSITE("aten::_unsafe_view", view);
+
+// _unsafe_view(Tensor self, SymInt[] size) -> Tensor: view's geometry over the same bytes, but
+// not a view (no base, its own version counter): composites use it on results they made.
+void unsafe_view(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor v = view_as_shape(self, c.int_list(1));
+  c.ret(make<TensorImpl>(v->storage(), v->dtype(), v->sizes(), v->strides(), v->storage_offset(),
+                         v->representation()));
+}
+TN_REGISTER_COMPOSITE("aten::_unsafe_view", unsafe_view);
+
+// _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride): a view with given geometry.
+void reshape_alias(Call& c) {
+  const Tensor& self = c.tensor(0);
+  c.ret(make_view(self, c.int_list(1), c.int_list(2), self->storage_offset()));
+}
+TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
 // view_as(Tensor(a) self, Tensor other) -> Tensor(a)
 void view_as(Call& c) { c.ret(view_as_shape(c.tensor(0), c.tensor(1)->sizes())); }
@@ -225,6 +242,17 @@ void squeeze_dims_op(Call& c) {
 TN_REGISTER_COMPOSITE("aten::squeeze", squeeze);
 TN_REGISTER_COMPOSITE("aten::squeeze.dim", squeeze_dim);
 TN_REGISTER_COMPOSITE("aten::squeeze.dims", squeeze_dims_op);
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!): self's own geometry changes.
+void squeeze_dim_(Call& c) {
+  const Tensor& self = c.tensor(0);
+  std::vector<bool> drop(self->dim(), false);
+  if (self->dim() > 0) drop[wrap_dim(c.to_int(1), self->dim())] = true;
+  Tensor v = squeeze_dims(self, drop);
+  self->set_sizes_strides(v->sizes(), v->strides(), v->storage_offset());
+  c.ret(self);
+}
+TN_REGISTER_COMPOSITE("aten::squeeze_.dim", squeeze_dim_);
 
 // unsqueeze(Tensor(a) self, int dim): the new dim's stride continues the next one's.
 void unsqueeze(Call& c) {

@@ -1,0 +1,136 @@
+"""The back-end contract, proved with torchnative's test back end (csrc/kernels/test_backend/,
+the PrivateUse1 row of the device table; enabled by TORCHNATIVE_TEST_BACKEND=1).
+
+An nn forward on the test device agrees with the same forward on our CPU; bytes cross between
+host and device only through the contract, which counts them (a forward moves nothing back; item()
+and .cpu() are counted readbacks); ops the test back end lacks, and dtypes it does not compute,
+are refused by name; and the device refuses allocation, naming its probe, when it is off. Adding
+the back end touched only its folder and the device table's row (checked by reading the tree).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from helpers import OURS
+
+FORWARD = r'''
+import json, torch
+C = torch._C
+torch.manual_seed(0)
+m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+x = torch.randn(5, 8)
+ref = m(x).detach()
+out = {"available": list(C._tn_device_availability("privateuseone"))}
+C._tn_reset_transfer_counts("privateuseone")
+m.to("privateuseone")
+xd = x.to("privateuseone")
+moved_in = C._tn_transfer_counts("privateuseone")
+y = m(xd)
+after_forward = C._tn_transfer_counts("privateuseone")
+first = y[0, 0].item()
+after_item = C._tn_transfer_counts("privateuseone")
+yc = y.cpu()
+after_cpu = C._tn_transfer_counts("privateuseone")
+out.update(device=str(y.device), param_device=str(m[0].weight.device), shape=list(y.shape),
+           max_diff=(yc - ref).abs().max().item(), scale=ref.abs().max().item(),
+           first=first, ref_first=ref[0, 0].item(), moved_in=moved_in,
+           after_forward=after_forward, after_item=after_item, after_cpu=after_cpu)
+def refusal(fn):
+    try:
+        fn()
+        return None
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+out["sigmoid"] = refusal(lambda: torch.sigmoid(xd))
+out["double relu"] = refusal(lambda: torch.relu(torch.ones(2, dtype=torch.float64).to(
+    "privateuseone")))
+out["mixed"] = refusal(lambda: torch.mm(xd, torch.ones(8, 2)))
+print(json.dumps(out))
+'''
+
+
+def run_ours(code: str, test_backend: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TORCHNATIVE_TEST_BACKEND"}
+    if test_backend:
+        env["TORCHNATIVE_TEST_BACKEND"] = "1"
+    proc = subprocess.run([str(OURS), "-I", "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=300, cwd="/", env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_an_nn_forward_on_the_test_device_agrees_with_cpu_and_reads_nothing_back():
+    r = run_ours(FORWARD, test_backend=True)
+    assert r["available"][0] is True
+    assert r["device"] == "privateuseone" and r["param_device"] == "privateuseone"
+    assert r["shape"] == [5, 4]
+    # The test device sums each dot product in k order in float; our CPU's oneMKL blocks it:
+    # the two agree to float32 rounding of sums of 16 terms.
+    assert r["max_diff"] <= 16 * 2.0**-23 * max(1.0, r["scale"]) * 4, r
+    # Four parameters and the input went in; the forward itself moved nothing either way.
+    assert r["moved_in"]["to_device"] == 5 and r["moved_in"]["to_host"] == 0, r["moved_in"]
+    assert r["after_forward"] == r["moved_in"], r
+    # item() is one counted readback of 4 bytes; .cpu() one more of 5 x 4 floats.
+    assert r["after_item"]["to_host"] == 1 and r["after_item"]["bytes_to_host"] == 4, r
+    assert r["after_cpu"]["to_host"] == 2
+    assert r["after_cpu"]["bytes_to_host"] == 4 + 5 * 4 * 4
+    assert abs(r["first"] - r["ref_first"]) <= 1e-5
+
+
+def test_what_the_test_device_lacks_is_refused_by_name():
+    r = run_ours(FORWARD, test_backend=True)
+    name, msg = r["sigmoid"]
+    assert name == "NotImplementedError" and "aten.sigmoid.default" in msg and "PrivateUse1" in msg
+    name, msg = r["double relu"]
+    assert name == "NotImplementedError" and "float64" in msg and "aten.relu" in msg
+    name, msg = r["mixed"]
+    assert name == "RuntimeError" and "same device" in msg
+
+
+def test_the_device_refuses_allocation_when_its_probe_says_off():
+    r = run_ours(r'''
+import json, torch
+out = {"available": list(torch._C._tn_device_availability("privateuseone"))}
+try:
+    torch.empty(2, device="privateuseone")
+    out["empty"] = None
+except Exception as e:
+    out["empty"] = [type(e).__name__, str(e)]
+print(json.dumps(out))
+''', test_backend=False)
+    available, probe, reason = r["available"]
+    assert available is False and "TORCHNATIVE_TEST_BACKEND" in probe and reason
+    assert r["empty"][0] == "RuntimeError" and "TORCHNATIVE_TEST_BACKEND" in r["empty"][1]
+
+
+def test_adding_the_test_back_end_touched_only_its_folder_and_its_table_row():
+    """Our name of the back end (PrivateUse1, its switch) appears nowhere in csrc/ but in its
+    folder and the device table: the core, the door and the binder know no back end by name."""
+    allowed = {ROOT / "csrc/core/device_table.h"}
+    folder = ROOT / "csrc/kernels/test_backend"
+    found = set()
+    for path in (ROOT / "csrc").rglob("*"):
+        if path.suffix not in {".h", ".cpp"}:
+            continue
+        text = path.read_text()
+        if re.search(r"PrivateUse1|TORCHNATIVE_TEST_BACKEND", text):
+            found.add(path)
+    assert any(p.parent == folder for p in found)
+    assert {p for p in found if p.parent != folder} <= allowed, sorted(map(str, found))
+
+
+def test_composites_build_no_views_by_hand():
+    """Composites call the door's view ops (STYLE.md; issue 7 item 5): make_view lives in the
+    view ops (csrc/kernels/views/) and in back ends' own kernels, never in kernels/composite/."""
+    offenders = [str(p) for p in (ROOT / "csrc/kernels/composite").rglob("*")
+                 if p.suffix in {".h", ".cpp"} and "make_view" in p.read_text()]
+    assert offenders == []
