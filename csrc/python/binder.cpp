@@ -730,6 +730,22 @@ PyObject* to_python(const Value& v) {
     }
     case Value::Tag::Dtype: return Py_NewRef(dtype_object(v.dtype));
     case Value::Tag::Device: return device_object(v.device);
+    case Value::Tag::MemoryFormat:
+      return Py_NewRef(memory_format_object(static_cast<MemoryFormat>(v.memory_format)));
+    case Value::Tag::Layout:
+      if (v.i == 0) return Py_NewRef(strided_layout());
+      break;
+    case Value::Tag::DoubleList: {
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.doubles.size()));
+      for (size_t k = 0; k < v.doubles.size(); ++k)
+        PyList_SET_ITEM(l, k, PyFloat_FromDouble(v.doubles[k]));
+      return l;
+    }
+    case Value::Tag::BoolList: {
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.bools.size()));
+      for (size_t k = 0; k < v.bools.size(); ++k) PyList_SET_ITEM(l, k, PyBool_FromLong(v.bools[k]));
+      return l;
+    }
     default:
       PyErr_SetString(PyExc_NotImplementedError, "torchnative cannot return this value kind yet");
       return nullptr;

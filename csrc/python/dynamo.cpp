@@ -17,6 +17,7 @@ struct Cell {
   const char* getter;    // nullptr: none
   bool returns_previous;  // the setter returns the old value (else None)
   PyObject* value;
+  const char* module = "torch._C._dynamo.eval_frame";
 };
 
 Cell g_cells[] = {
@@ -30,6 +31,9 @@ Cell g_cells[] = {
     {"set_fullgraph_error_on_nested_compile", nullptr, true, nullptr},
     {"set_eval_frame_isolate_recompiles_id", "get_eval_frame_isolate_recompiles_id", true,
      nullptr},
+    // TorchDispatchMode.__enter__/__exit__ record whether a mode is active for dynamo's guards.
+    {"set_is_in_mode_without_ignore_compile_internals", nullptr, false, nullptr,
+     "torch._C._dynamo.guards"},
 };
 
 PyObject* cell_set(PyObject* self, PyObject* arg) {
@@ -65,7 +69,7 @@ PyMethodDef get_def = {"get", cell_get, METH_NOARGS, nullptr};
 }  // namespace
 
 bool init_dynamo() {
-  const char* mod = "torch._C._dynamo.eval_frame";
+  const char* mod = "torch._C._dynamo.eval_frame";  // set_code_exec_strategy's
   // Defaults as upstream's: no callback, guards evaluated, recursion limit 10000, ids 0.
   g_cells[1].value = Py_NewRef(Py_False);
   g_cells[4].value = PyLong_FromLong(10000);
@@ -76,9 +80,10 @@ bool init_dynamo() {
     return false;
   for (size_t i = 0; i < sizeof(g_cells) / sizeof(g_cells[0]); ++i) {
     PyObject* idx = PyLong_FromSize_t(i);
-    bool ok = add(mod, g_cells[i].setter, make_builtin(set_def, g_cells[i].setter, idx));
+    const char* where = g_cells[i].module;
+    bool ok = add(where, g_cells[i].setter, make_builtin(set_def, g_cells[i].setter, idx));
     if (ok && g_cells[i].getter)
-      ok = add(mod, g_cells[i].getter, make_builtin(get_def, g_cells[i].getter, idx));
+      ok = add(where, g_cells[i].getter, make_builtin(get_def, g_cells[i].getter, idx));
     Py_DECREF(idx);
     if (!ok) return false;
   }

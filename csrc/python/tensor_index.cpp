@@ -41,7 +41,7 @@ bool is_advanced(PyObject* item) {
 // Applies the basic items; returns the view and fills `adv` with per-dim advanced indices
 // (null where a dim is not indexed) when there are any.
 Tensor apply_index(const Tensor& self, PyObject* items, std::vector<Tensor>* adv,
-                   bool* has_adv) {
+                   bool* has_adv, bool skip_full_slices) {
   Tensor cur = self;
   Py_ssize_t n = PyTuple_GET_SIZE(items);
   int64_t consumed = 0;  // items that consume a dimension
@@ -65,8 +65,11 @@ Tensor apply_index(const Tensor& self, PyObject* items, std::vector<Tensor>* adv
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(it, &start, &stop, &step) < 0) throw PythonErrorSet();
       TN_CHECK_KIND(step > 0, Value, "step must be greater than zero");
-      cur = call_tensor("aten::slice.Tensor", {V(cur), Value::of_int(dim), Value::of_int(start),
-                                               Value::of_int(stop), Value::of_int(step)});
+      // Upstream's slice optimisation, for tuple indices only (x[:, 0:3], x[None, :]): a slice
+      // from 0 that covers the dim with step 1 is no slice at all (a dispatch mode sees none).
+      if (!(skip_full_slices && start == 0 && stop >= cur->size(dim) && step == 1))
+        cur = call_tensor("aten::slice.Tensor", {V(cur), Value::of_int(dim), Value::of_int(start),
+                                                 Value::of_int(stop), Value::of_int(step)});
       adv->push_back(Tensor());
       ++dim;
     } else if (it == Py_None) {
@@ -101,7 +104,7 @@ Tensor index_view(PyObject* self, PyObject* index, std::vector<Tensor>* adv, boo
   PyObject* items = index_items(index);
   if (!items) throw PythonErrorSet();
   try {
-    Tensor view = apply_index(Tensor(impl_of(self)), items, adv, has_adv);
+    Tensor view = apply_index(Tensor(impl_of(self)), items, adv, has_adv, PyTuple_Check(index));
     Py_DECREF(items);
     return view;
   } catch (...) {

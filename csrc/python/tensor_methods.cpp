@@ -6,6 +6,7 @@
 
 #include "core/half.h"
 #include "dispatch/kernel.h"
+#include "python/binder.h"
 #include "python/dtype.h"
 #include "python/errors.h"
 #include "python/size.h"
@@ -154,17 +155,17 @@ PyObject* element(TensorImpl* t, int64_t offset) {
 
 // The tensor whose bytes Python reads: t itself on the CPU; another device's tensor copied to
 // the host through its back end (aten::_to_copy, so the readback is counted); meta refused as
-// upstream refuses it (RuntimeError for item(), NotImplementedError for tolist()).
-Tensor on_host(TensorImpl* t, bool for_item) {
+// upstream's tolist() refuses it.
+Tensor on_host(TensorImpl* t) {
   if (t->representation() == Representation::DenseCPU) return Tensor(t);
-  TN_CHECK(!(for_item && t->representation() == Representation::Meta),
-           "Tensor.item() cannot be called on meta tensors");
   TN_CHECK_KIND(t->representation() != Representation::Meta, NotImplemented,
                 "Cannot copy out of meta tensor; no data!");
   return call_tensor("aten::_to_copy", {Value::of(Tensor(t)), Value{}, Value{},
                                         Value::of_device(Device{})});
 }
 
+// item() is aten::_local_scalar_dense through the door, as upstream's (a dispatch mode sees it;
+// another device's kernel reads the element back through its contract).
 PyObject* m_item(PyObject* self, PyObject*) {
   TensorImpl* t = T(self);
   if (t->numel() != 1) {
@@ -174,8 +175,16 @@ PyObject* m_item(PyObject* self, PyObject*) {
     return nullptr;
   }
   TN_PY_TRY
-  Tensor h = on_host(t, true);
-  return element(h.get(), h->storage_offset());
+  PyThreadState* state = PyEval_SaveThread();
+  std::vector<Value> r;
+  try {
+    r = call("aten::_local_scalar_dense", {Value::of(Tensor(t))});
+  } catch (...) {
+    PyEval_RestoreThread(state);
+    throw;
+  }
+  PyEval_RestoreThread(state);
+  return to_python(r.at(0));
   TN_PY_CATCH(nullptr)
 }
 
@@ -195,7 +204,7 @@ PyObject* tolist_dim(TensorImpl* t, int64_t dim, int64_t offset) {
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
   TN_PY_TRY
-  Tensor h = on_host(T(self), false);
+  Tensor h = on_host(T(self));
   return tolist_dim(h.get(), 0, h->storage_offset());
   TN_PY_CATCH(nullptr)
 }

@@ -178,35 +178,7 @@ PyTypeObject SubclassGuardType =
     make_guard("torch._C.DisableTorchFunctionSubclass", guard_new<kSubclassesDisabled>);
 PyTypeObject AllGuardType = make_guard("torch._C.DisableTorchFunction", guard_new<kAllDisabled>);
 
-// The __torch_dispatch__ mode stack: always empty here. Pushing a mode refuses by name (dispatch
-// modes run Python under the dispatcher, which our door does not do yet); querying answers
-// truly (nothing installed), so code that merely checks or clears modes runs.
-PyObject* dispatch_len(PyObject*, PyObject*) { return PyLong_FromLong(0); }
-PyObject* dispatch_none(PyObject*, PyObject*) { Py_RETURN_NONE; }
-PyObject* dispatch_refuse(PyObject*, PyObject* args) {
-  if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None)
-    Py_RETURN_NONE;  // _set_dispatch_mode(None)
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "__torch_dispatch__ modes are not implemented by torchnative");
-  return nullptr;
-}
-PyObject* dispatch_pop(PyObject*, PyObject*) {
-  PyErr_SetString(PyExc_RuntimeError, "Tried to pop from an empty stack.");
-  return nullptr;
-}
-PyObject* dispatch_at(PyObject*, PyObject*) {
-  PyErr_SetString(PyExc_IndexError, "torch dispatch mode stack index out of range");
-  return nullptr;
-}
-
 PyMethodDef kFunctions[] = {
-    {"_len_torch_dispatch_stack", dispatch_len, METH_NOARGS, nullptr},
-    {"_get_dispatch_mode", dispatch_none, METH_O, nullptr},
-    {"_unset_dispatch_mode", dispatch_none, METH_O, nullptr},
-    {"_push_on_torch_dispatch_stack", dispatch_refuse, METH_VARARGS, nullptr},
-    {"_set_dispatch_mode", dispatch_refuse, METH_VARARGS, nullptr},
-    {"_pop_torch_dispatch_stack", dispatch_pop, METH_VARARGS, nullptr},
-    {"_get_dispatch_stack_at", dispatch_at, METH_O, nullptr},
     {"_has_torch_function", has_torch_function, METH_O, nullptr},
     {"_has_torch_function_unary", has_torch_function_unary, METH_O, nullptr},
     {"_has_torch_function_variadic", reinterpret_cast<PyCFunction>(has_torch_function_variadic),

@@ -156,6 +156,30 @@ void copy_meta(Call& c) {
   copy_src_strides(self, c.tensor(1));
   c.ret(self);
 }
+// _local_scalar_dense(Tensor self) -> Scalar: item(), bool(), int(), float() read here.
+void local_scalar_dense_cpu(Call& c) {
+  const Tensor& t = c.tensor(0);
+  TN_CHECK(t->numel() == 1, "a Tensor with ", t->numel(), " elements cannot be converted to "
+           "Scalar");
+  dispatch_dtype(t->dtype(), c.key(), [&](auto zero) {
+    using T = decltype(zero);
+    T v = *static_cast<const T*>(t->dense_cpu_data(c.key().c_str()));
+    if constexpr (std::is_same_v<T, bool>)
+      c.ret(Value::of_scalar(Scalar::from_bool(v)));
+    else if constexpr (std::is_integral_v<T>)
+      c.ret(Value::of_scalar(Scalar::from_int(static_cast<int64_t>(v))));
+    else if constexpr (std::is_same_v<T, double>)
+      c.ret(Value::of_scalar(Scalar::from_double(v)));
+    else  // float and the 16-bit floats, through float
+      c.ret(Value::of_scalar(Scalar::from_double(static_cast<float>(v))));
+  });
+}
+[[noreturn]] void local_scalar_dense_meta(Call&) {
+  TN_FAIL(Runtime, "Tensor.item() cannot be called on meta tensors");
+}
+TN_REGISTER_KERNEL("aten::_local_scalar_dense", DenseCPU, local_scalar_dense_cpu);
+TN_REGISTER_KERNEL("aten::_local_scalar_dense", Meta, local_scalar_dense_meta);
+
 TN_REGISTER_KERNEL("aten::copy_", DenseCPU, copy_cpu);
 TN_REGISTER_KERNEL("aten::copy_", Meta, copy_meta);
 
