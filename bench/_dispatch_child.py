@@ -19,7 +19,9 @@ from torchnative import _child  # noqa: E402
 from torchnative._child import send, step  # noqa: E402
 
 # (statement, check). Inputs: x, y (2, 2); v (1, 384); w (384, 384); b (384,); h (8, 384);
-# g, c (384,). Checks: exact (same bytes), view (same bytes and aliases x), layout (shape, dtype
+# g, c (384,); p, an nn.Parameter holding x's values; xr, x's values with requires_grad=True;
+# add_no_grad(a, b), a + b under torch.no_grad() (the two rows show what the Autograd layer
+# costs when it marks a result, and that it costs nothing when grad mode is off). Checks: exact (same bytes), view (same bytes and aliases x), layout (shape, dtype
 # and stride only: values are undefined), size (same torch.Size), derived (within 2 x upstream's
 # own float32 error, from the same statement run in float64).
 CASES = (
@@ -32,6 +34,8 @@ CASES = (
     ("x.size()", "size"),
     ("F.linear(v, w, b)", "derived"),
     ("F.layer_norm(h, (384,), g, c)", "derived"),
+    ("torch.add(p, y)", "exact"),
+    ("add_no_grad(xr, y)", "exact"),
 )
 
 
@@ -57,7 +61,12 @@ def inputs(torch, dtype) -> dict:
     def t(data):
         return torch.tensor(data, dtype=dtype)
 
-    return {"torch": torch, "F": F,
+    def add_no_grad(a, b):
+        with torch.no_grad():
+            return a + b
+
+    return {"torch": torch, "F": F, "add_no_grad": add_no_grad,
+            "p": torch.nn.Parameter(t(rows(2, 2, 1))), "xr": t(rows(2, 2, 1)).requires_grad_(),
             "x": t(rows(2, 2, 1)), "y": t(rows(2, 2, 2)),
             "v": t(rows(1, 384, 3)), "w": t(rows(384, 384, 4)), "b": t(values(384, 5)),
             "h": t(rows(8, 384, 6)), "g": t(values(384, 7)), "c": t(values(384, 8))}

@@ -330,9 +330,10 @@ void python_key(Call& call) {
   take_results(call, result);
 }
 
-// Every op but CompositeImplicit ones (they decompose above, at Autograd) has the handler at
-// the Python key.
-bool handles(int op) { return !all_ops()[op].composite_implicit; }
+// Every op has the handler at the Python key, except where a CompositeImplicit kernel of ours
+// decomposes above it (the door skips the fallback there): an op upstream decomposes but we
+// run as one kernel (scaled_dot_product_attention) is still seen by a mode, as itself.
+bool handles(int) { return true; }
 
 PyMethodDef kFunctions[] = {
     {"_len_torch_dispatch_stack", len, METH_NOARGS, nullptr},

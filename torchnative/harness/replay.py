@@ -4,7 +4,9 @@ A worker process reads commands on stdin, `RUN DRAW_FILE RESULT_FILE START`, and
 from index START on prints `S INDEX` before running it, then appends the case's outcome to
 RESULT_FILE as one length-prefixed pickle, and prints `D` when the entry is done. A case that
 kills or hangs the worker is therefore known by the last `S` line; the parent (__main__.py) grades
-it a crash and restarts the worker at the next index. TN_HARNESS_INJECT names a deliberate fault
+it a crash and restarts the worker at the next index. Each case is also run with its tensors on
+meta and compared with our CPU run (shapes, dtypes, strides; exception types): the Meta-vs-CPU
+differential that docs/AGREEMENT.md reports. TN_HARNESS_INJECT names a deliberate fault
 (`gelu_tanh`: exact gelu computed with the tanh approximation) for the harness's own tests.
 """
 
@@ -67,6 +69,85 @@ def run_case(case: dict) -> dict:
                 "harness": True}
 
 
+def _structure(obj):
+    """Shapes, dtypes and strides of a result tree's tensors; other leaves by type name."""
+    if isinstance(obj, torch.Tensor):
+        return ["T", list(obj.shape), str(obj.dtype), list(obj.stride())]
+    if isinstance(obj, (list, tuple)):
+        return [_structure(x) for x in obj]
+    return type(obj).__name__
+
+
+def _to_meta(obj):
+    """The same geometry on meta: sizes, strides, storage offset and storage size (a view's
+    arguments stay in bounds), dtype and requires_grad."""
+    if isinstance(obj, torch.Tensor):
+        t = obj.detach()
+        elems = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+        base = torch.empty(elems, dtype=t.dtype, device="meta")
+        m = base.as_strided(t.shape, t.stride(), t.storage_offset())
+        return m.requires_grad_(obj.requires_grad) if obj.requires_grad else m
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_meta(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _to_meta(v) for k, v in obj.items()}
+    return obj
+
+
+def _holds_tensor(obj) -> bool:
+    if isinstance(obj, torch.Tensor):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_holds_tensor(x) for x in obj)
+
+
+def _holds_storage(obj) -> bool:
+    if isinstance(obj, (torch.UntypedStorage, torch.TypedStorage)):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_holds_storage(x) for x in obj)
+
+
+# A CPU result that needs the data (a Python number, a data-dependent shape) has no meta twin:
+# upstream's meta kernels refuse these too, with these messages.
+_DATA_DEPENDENT = ("cannot be called on meta tensors", "Cannot copy out of meta tensor",
+                   "data-dependent", "has no data")
+
+
+def meta_differential(case: dict) -> dict | None:
+    """The case again with every tensor argument on meta, against our CPU run of it: where CPU
+    returns, meta must return the same shapes, dtypes and strides; where CPU raises, meta must
+    raise the same type. None when there is nothing to move (no tensor argument but out=, or a
+    storage argument, which stays on the CPU)."""
+    tensors = codec.rebuild(case["state"])
+    probe_args = codec.decode(case["args"], tensors)
+    probe_kwargs = codec.decode(case["kwargs"], tensors)
+    movable = [a for a in list(probe_args) + [v for k, v in probe_kwargs.items() if k != "out"]
+               if _holds_tensor(a)]
+    # Nothing to move but an out= tensor (a factory's), or a storage that stays on the CPU.
+    if not movable or any(_holds_storage(a) for a in list(probe_args) + list(
+            probe_kwargs.values())):
+        return None
+    fn = resolve(case["call"])
+
+    def run(on_meta: bool):
+        ts = codec.rebuild(case["state"])
+        args = codec.decode(case["args"], ts)
+        kwargs = codec.decode(case["kwargs"], ts)
+        if on_meta:
+            args, kwargs = _to_meta(args), _to_meta(kwargs)
+        torch.manual_seed(case["seed"])
+        try:
+            return ["returns", _structure(fn(*args, **kwargs))]
+        except Exception as e:  # noqa: BLE001 - every exception type is an outcome
+            return ["raises", type(e).__name__, str(e)[:200]]
+
+    cpu, meta = run(False), run(True)
+    if cpu[0] == "returns" and meta[0] == "raises" and any(
+            m in meta[2] for m in _DATA_DEPENDENT):
+        return {"verdict": "data-dependent"}
+    same = cpu[:2] == meta[:2]
+    return {"verdict": "same" if same else "mismatch", "cpu": cpu[:2], "meta": meta[:3]}
+
+
 def run_entry(draw_file: str, result_file: str, start: int) -> None:
     record = codec.load(draw_file)
     with open(result_file, "ab") as f:
@@ -76,7 +157,11 @@ def run_entry(draw_file: str, result_file: str, start: int) -> None:
             print(f"S {i}", flush=True)
             t0 = time.perf_counter()
             ours = run_case(case)
-            codec.append_record(f, {"index": i, "id": case["id"], "ours": ours,
+            try:
+                meta = meta_differential(case)
+            except Exception as e:  # noqa: BLE001 - the harness's own failure, reported
+                meta = {"verdict": "harness", "error": f"{type(e).__name__}: {e}"[:300]}
+            codec.append_record(f, {"index": i, "id": case["id"], "ours": ours, "meta": meta,
                               "seconds": time.perf_counter() - t0})
     print("D", flush=True)
 

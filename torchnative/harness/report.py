@@ -87,11 +87,18 @@ def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str
     rows = defaultdict(lambda: {"grades": Counter(), "worst": None, "entries": set()})
     case_grades, exercised, objected = Counter(), Counter(), Counter()
     tolerances, entries, skipped = [], [], {}
+    meta_counts, meta_mismatches = Counter(), []
     covered = set()
     for key in keys:
         record = codec.load(entry_path(folder, key))
-        results = {r["index"]: r["ours"] for r in codec.read_records(
-            entry_path(run_dir, key).with_suffix(".results"))}
+        raw = codec.read_records(entry_path(run_dir, key).with_suffix(".results"))
+        results = {r["index"]: r["ours"] for r in raw}
+        for r in raw:
+            m = r.get("meta")
+            verdict = "no tensor argument" if m is None else m["verdict"]
+            meta_counts[verdict] += 1
+            if verdict in ("mismatch", "harness"):
+                meta_mismatches.append({"case": r["id"], **m})
         allow = allowances(record)
         for dtype, a in sorted(allow.items()):
             tolerances.append({"entry": key, "dtype": dtype, "samples": a["samples"],
@@ -145,6 +152,7 @@ def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str
             "overloads": overloads, "entries": entries, "tolerances": tolerances,
             "exercised": dict(exercised), "objected": dict(objected), "skipped": skipped,
             "next_work": next_work, "subset": subset, "inject": inject,
+            "meta": {"counts": dict(meta_counts), "mismatches": meta_mismatches},
             "provenance": provenance()}
 
 
@@ -219,6 +227,20 @@ def write_report(s: dict, path: Path) -> None:
         lines.append(f"| `{r['overload']}` | {'yes' if r['implemented'] else 'no'} | "
                      f"{r['grade']} | " + " | ".join(str(g.get(k, 0)) for k in
                                                     reversed(judge.GRADES)) + f" | {why} |")
+    mc = s["meta"]["counts"]
+    lines += ["", "## Meta against CPU", "",
+              "Every case run again with its tensor arguments on meta, against our CPU run of it: "
+              "where CPU returns, meta must return the same shapes, dtypes and strides; where CPU "
+              "raises, meta must raise the same type. A CPU result that needs the data (a Python "
+              "number) is data-dependent and not compared, as upstream's meta kernels refuse it.",
+              "", f"**Mismatches: {mc.get('mismatch', 0) + mc.get('harness', 0)}** "
+              f"(same {mc.get('same', 0)}, data-dependent {mc.get('data-dependent', 0)}, "
+              f"no tensor argument {mc.get('no tensor argument', 0)}).", ""]
+    if s["meta"]["mismatches"]:
+        lines += ["| case | CPU | meta |", "|---|---|---|"]
+        for m in s["meta"]["mismatches"]:
+            lines.append(f"| `{m['case']}` | {_cell(str(m.get('cpu', m.get('error'))))} | "
+                         f"{_cell(str(m.get('meta', '')))} |")
     lines += ["", "## Derived tolerances", "",
               "Per OpInfo entry and floating dtype: samples with a float64 rerun, the 90th "
               "percentile of upstream's own scaled error, the floor (4 ulp), and the allowance "
@@ -241,5 +263,7 @@ def write_report(s: dict, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     compact = {k: s[k] for k in ("cases", "case_grades", "overload_grades", "implemented",
                                  "uncovered", "seconds", "settings", "provenance")}
+    compact["meta"] = {"counts": s["meta"]["counts"],
+                       "mismatches": len(s["meta"]["mismatches"])}
     compact["next_work"] = s["next_work"][:20]
     path.with_suffix(".json").write_text(json.dumps(compact, indent=1) + "\n")
