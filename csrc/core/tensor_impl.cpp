@@ -143,6 +143,9 @@ void TensorImpl::refresh() {
 void* TensorImpl::data_of(Representation want, const char* op_key) const {
   TN_CHECK_KIND(rep_ == want, NotImplemented, op_key, " has no kernel for ",
                 representation_name(rep_), " tensors of dtype ", name(dtype_));
+  // A wrapper subclass's storage has a size and no bytes: its data is not there to read.
+  TN_CHECK(storage_->data() || numel_ == 0 || storage_->nbytes() == 0,
+           "Cannot access data pointer of Tensor that doesn't have storage (", op_key, ")");
   return data_unchecked();
 }
 

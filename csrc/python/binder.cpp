@@ -776,6 +776,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
       --depth;
       values.clear();
       values.swap(spare[depth]);
+      if (depth == 0) release_dispatch_results();
     }
   } keep{b.values};
   ++depth;

@@ -37,6 +37,10 @@ bool to_value(PyObject* obj, const Argument& arg, Value* out);
 // A result Value -> Python object (new reference).
 PyObject* to_python(const Value& v);
 
+// dispatch_mode.cpp: drops the objects __torch_dispatch__ returned during this thread's calls
+// (the outermost binder call runs it once its results are wrapped). Needs the GIL.
+void release_dispatch_results();
+
 // torch_function.cpp: whether a call must go through __torch_function__, and the hand-off.
 bool torch_function_needed(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                            PyObject* kwnames);

@@ -9,6 +9,8 @@
 
 #include "dispatch/kernel.h"
 #include "python/binder.h"
+#include "python/device.h"
+#include "python/dtype.h"
 #include "python/errors.h"
 #include "python/init.h"
 #include "python/tensor.h"
@@ -158,6 +160,11 @@ PyObject* set_mode(PyObject*, PyObject* args) {
 }
 
 // --- the handler ------------------------------------------------------------------------
+
+// What __torch_dispatch__ returned, kept alive until the outermost binder call has wrapped its
+// results (release_dispatch_results): a returned subclass instance is the object the caller
+// must get back (with its __dict__), and nothing else holds it meanwhile.
+thread_local std::vector<PyObject*> t_returned;
 
 // torch.ops.<ns>.<name>.<overload>: the OpOverload __torch_dispatch__ receives (cached per op).
 PyObject* op_overload(int op) {
@@ -323,10 +330,7 @@ void python_key(Call& call) {
   Py_DECREF(kwargs);
   Py_DECREF(types_tuple);
   if (!result) throw PythonErrorSet();
-  struct Release {
-    PyObject* r;
-    ~Release() { Py_DECREF(r); }
-  } release{result};
+  t_returned.push_back(result);  // its reference, released by release_dispatch_results
   take_results(call, result);
 }
 
@@ -334,6 +338,86 @@ void python_key(Call& call) {
 // decomposes above it (the door skips the fallback there): an op upstream decomposes but we
 // run as one kernel (scaled_dot_product_attention) is still seen by a mode, as itself.
 bool handles(int) { return true; }
+
+// --- wrapper subclasses ---------------------------------------------------------------
+
+bool int_list(PyObject* o, Dims* out, const char* what) {
+  PyObject* seq = PySequence_Fast(o, what);
+  if (!seq) return false;
+  out->clear();
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (v == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return false;
+    }
+    out->push_back(v);
+  }
+  Py_DECREF(seq);
+  return true;
+}
+
+// TensorBase._make_wrapper_subclass(cls, size, *, strides=None, storage_offset=None,
+// memory_format=None, dtype=None, layout=torch.strided, device=None, pin_memory=False,
+// requires_grad=False, ...): a cls instance with this metadata and no bytes of its own (its
+// storage holds none: reading its data refuses), carrying the Python key, so every op on it
+// goes to cls.__torch_dispatch__.
+PyObject* make_wrapper_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"cls", "size", "strides", "storage_offset", "memory_format",
+                             "dtype", "layout", "device", "pin_memory", "requires_grad",
+                             "dispatch_sizes_strides_policy", "dispatch_device",
+                             "dispatch_layout", "_extra_dispatch_keys", "storage_size", nullptr};
+  PyObject *cls, *size, *strides = Py_None, *offset = Py_None, *mf = Py_None, *dtype = Py_None;
+  PyObject *layout = Py_None, *device = Py_None, *policy = Py_None, *extra = Py_None;
+  PyObject* storage_size = Py_None;
+  int pin = 0, requires_grad = 0, dispatch_device = 0, dispatch_layout = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OOOOOOppOppOO:_make_wrapper_subclass",
+                                   const_cast<char**>(kw), &cls, &size, &strides, &offset, &mf,
+                                   &dtype, &layout, &device, &pin, &requires_grad, &policy,
+                                   &dispatch_device, &dispatch_layout, &extra, &storage_size))
+    return nullptr;
+  if (!PyType_Check(cls) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType)) {
+    PyErr_SetString(PyExc_TypeError, "_make_wrapper_subclass: cls must be a Tensor subclass");
+    return nullptr;
+  }
+  if (policy != Py_None || dispatch_device || dispatch_layout || extra != Py_None || pin) {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "_make_wrapper_subclass: dispatch_sizes_strides_policy, dispatch_device, "
+                    "dispatch_layout, _extra_dispatch_keys and pin_memory are not implemented "
+                    "by torchnative");
+    return nullptr;
+  }
+  Dims sizes, st;
+  if (!int_list(size, &sizes, "size must be a sequence of ints")) return nullptr;
+  if (strides != Py_None && !int_list(strides, &st, "strides must be a sequence of ints"))
+    return nullptr;
+  if (strides == Py_None) st = contiguous_strides(sizes);
+  long long off = offset == Py_None ? 0 : PyLong_AsLongLong(offset);
+  if (off == -1 && PyErr_Occurred()) return nullptr;
+  ScalarType dt = dtype == Py_None ? ScalarType::Float : dtype_of(dtype);
+  if (dtype != Py_None && !is_dtype(dtype)) {
+    PyErr_SetString(PyExc_TypeError, "_make_wrapper_subclass: dtype must be a torch.dtype");
+    return nullptr;
+  }
+  Device dev;
+  if (device != Py_None && !parse_device(device, &dev)) return nullptr;
+  TN_PY_TRY
+  TN_CHECK(st.size() == sizes.size(), "_make_wrapper_subclass: mismatch in length of strides "
+           "and shape");
+  size_t nbytes = storage_bytes_needed(sizes, st, off, itemsize(dt));
+  // No bytes: the storage is a size on the device, like a meta storage (data stays null).
+  Storage storage = make<StorageImpl>(nullptr, nbytes, dev, StorageImpl::Deleter{}, false);
+  Tensor t = make<TensorImpl>(storage, dt, sizes, st, off, representation_of(dev.type));
+  t->set_python_dispatch(true);
+  if (requires_grad) t->set_requires_grad(true);
+  return wrap_tensor(t, reinterpret_cast<PyTypeObject*>(cls));
+  TN_PY_CATCH(nullptr)
+}
+
+PyMethodDef kWrapperSubclass = {"_make_wrapper_subclass",
+                                reinterpret_cast<PyCFunction>(make_wrapper_subclass),
+                                METH_VARARGS | METH_KEYWORDS | METH_STATIC, nullptr};
 
 PyMethodDef kFunctions[] = {
     {"_len_torch_dispatch_stack", len, METH_NOARGS, nullptr},
@@ -347,8 +431,24 @@ PyMethodDef kFunctions[] = {
 
 }  // namespace
 
+void release_dispatch_results() {
+  if (t_returned.empty()) return;
+  std::vector<PyObject*> done;
+  done.swap(t_returned);
+  for (PyObject* o : done) Py_DECREF(o);
+}
+
 bool init_dispatch_mode() {
   set_key_fallback(DispatchKey::Python, Kernel{python_key, nullptr, nullptr}, handles);
+  PyObject* fn = PyCFunction_New(&kWrapperSubclass, nullptr);
+  PyObject* sm = fn ? PyStaticMethod_New(fn) : nullptr;
+  Py_XDECREF(fn);
+  if (!sm || PyDict_SetItemString(TensorBaseType.tp_dict, "_make_wrapper_subclass", sm) != 0) {
+    Py_XDECREF(sm);
+    return false;
+  }
+  Py_DECREF(sm);
+  PyType_Modified(&TensorBaseType);
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add("torch._C", d->ml_name, PyCFunction_New(d, nullptr))) return false;
   return true;

@@ -157,7 +157,10 @@ PyObject* element(TensorImpl* t, int64_t offset) {
 // the host through its back end (aten::_to_copy, so the readback is counted); meta refused as
 // upstream's tolist() refuses it.
 Tensor on_host(TensorImpl* t) {
-  if (t->representation() == Representation::DenseCPU) return Tensor(t);
+  if (t->representation() == Representation::DenseCPU) {
+    t->data_of(Representation::DenseCPU, "aten.tolist");  // refuses a storage without bytes
+    return Tensor(t);
+  }
   TN_CHECK_KIND(t->representation() != Representation::Meta, NotImplemented,
                 "Cannot copy out of meta tensor; no data!");
   return call_tensor("aten::_to_copy", {Value::of(Tensor(t)), Value{}, Value{},

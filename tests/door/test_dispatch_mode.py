@@ -111,3 +111,44 @@ def raising():
 out["raising"] = raising()
 ''')
     assert ours == theirs
+
+
+def test_a_wrapper_subclass_dispatches_as_upstreams():
+    """The wrapper-subclass example of upstream's docs (torch/testing/_internal's WrapperTensor
+    shape): _make_wrapper_subclass, __torch_dispatch__ unwrapping and rewrapping."""
+    ours, theirs = both(r'''
+from torch.utils._pytree import tree_map
+class WrapperTensor(torch.Tensor):
+    @staticmethod
+    def __new__(cls, elem):
+        r = torch.Tensor._make_wrapper_subclass(
+            cls, elem.size(), strides=elem.stride(), storage_offset=elem.storage_offset(),
+            dtype=elem.dtype, layout=elem.layout, device=elem.device,
+            requires_grad=elem.requires_grad)
+        r.elem = elem
+        return r
+    __torch_function__ = torch._C._disabled_torch_function_impl
+    log = []
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        cls.log.append([str(func), [t.__name__ for t in types]])
+        def unwrap(e): return e.elem if isinstance(e, WrapperTensor) else e
+        def wrap(e): return WrapperTensor(e) if isinstance(e, torch.Tensor) else e
+        return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+x = WrapperTensor(torch.arange(6.).view(2, 3))
+y = x * 2 + 1
+z = torch.mm(y, x.t())
+parts = torch.split(z, 1)
+out["wrapper"] = {"types": [type(y).__name__, type(z).__name__, type(parts[0]).__name__],
+                  "inner": z.elem.tolist(), "shape": list(z.shape), "stride": list(z.stride()),
+                  "log": WrapperTensor.log, "device": str(z.device), "dtype": str(z.dtype),
+                  "attr": hasattr(z, "elem")}
+def tolist():
+    try:
+        x.tolist()
+        return "returned"
+    except Exception as e:
+        return type(e).__name__
+out["tolist"] = tolist()
+''')
+    assert ours == theirs
