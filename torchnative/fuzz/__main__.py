@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from torchnative.envs import ROOT
-from torchnative.fuzz import compare, draw_cases, fuzz, reproducer
+from torchnative.fuzz import call_text, compare, draw_cases, fuzz, reproducer
 
 LISTED = ("crash", "returns-where-upstream-raises", "raises-where-upstream-returns",
           "exception-mismatch", "result-mismatch")
@@ -27,27 +27,6 @@ def commit() -> str:
     head = git("rev-parse", "--short", "HEAD").strip()
     dirty = git("status", "--porcelain", "--untracked-files=no").strip()
     return head + (" + uncommitted changes" if dirty else "")
-
-
-def call_text(case: dict) -> str:
-    """A short human form of a case: `aten.add.Tensor(float32[2,3] t, 2**64)`."""
-    if "expr" in case:
-        return case["expr"]
-
-    def one(r):
-        if isinstance(r, list):
-            return "[" + ", ".join(one(x) for x in r) + "]"
-        if isinstance(r, dict):
-            (k, v), = r.items()
-            if k == "t":
-                extra = "" if v["view"] == "contig" else f" {v['view']}"
-                extra += "" if v["device"] == "cpu" else " meta"
-                return f"{v['dtype']}{v['shape']}{extra}"
-            return f"{k}={v}" if k != "f" else v
-        return repr(r)
-
-    parts = [one(a) for a in case["args"]] + [f"{k}={one(v)}" for k, v in case["kwargs"].items()]
-    return f"{case['op']}({', '.join(parts)})"
 
 
 def write_report(rows: list[dict], path: Path, settings: dict, seconds: float) -> None:
@@ -107,7 +86,7 @@ def write_report(rows: list[dict], path: Path, settings: dict, seconds: float) -
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m torchnative.fuzz")
-    ap.add_argument("--per-op", type=int, default=60, help="cases drawn for each op")
+    ap.add_argument("--per-op", type=int, default=40, help="cases drawn for each op")
     ap.add_argument("--ops", default="", help="comma-separated op keys (default: every one)")
     ap.add_argument("--report", type=Path, default=ROOT / "docs" / "FUZZ.md")
     ap.add_argument("--json", type=Path, default=ROOT / "build" / "fuzz" / "rows.json")

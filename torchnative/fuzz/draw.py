@@ -13,9 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
+from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
+
+# No example database is used; hypothesis still keeps small caches, which go to build/, not to
+# a .hypothesis folder in the working directory.
+set_hypothesis_home_dir(str(Path(__file__).resolve().parents[2] / "build" / "hypothesis"))
 
 HOSTILE_INTS = (2**31, 2**62, 2**63 - 1, -(2**63), 2**64, 2**70, -1, -(2**31) - 1, -(2**70))
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool",

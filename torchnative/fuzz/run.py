@@ -25,21 +25,24 @@ CASE_TIMEOUT_S = 20  # a case silent this long is a hang
 BATCH = 400
 
 
-def child_env(env: Env) -> dict[str, str]:
+def child_env(env: Env, inject: str | None) -> dict[str, str]:
+    """The child's environment; faults (TN_FUZZ_INJECT, or inject when given) go to ours only."""
     environ = worker_environ(1)
-    if env.name != "ours":  # injected faults are for our side only
+    if inject is not None:
+        environ["TN_FUZZ_INJECT"] = inject
+    if env.name != "ours":
         environ.pop("TN_FUZZ_INJECT", None)
     return environ
 
 
-def run_batch(env: Env, cases: list[dict], tmp: Path) -> tuple[dict, str | None, str | None]:
+def run_batch(env: Env, cases: list[dict], tmp: Path, inject: str | None) -> tuple[dict, str | None, str | None]:
     """Outcomes by id of the cases the child finished, the id it was running when it stopped
     early (or None), and how it stopped."""
     path = tmp / f"batch-{env.name}-{os.getpid()}-{time.monotonic_ns()}.json"
     path.write_text(json.dumps(cases))
     proc = subprocess.Popen([str(env.python), "-I", str(CHILD), "run", str(path)], cwd="/",
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=child_env(env))
+                            stderr=subprocess.DEVNULL, text=True, env=child_env(env, inject))
     lines: queue.Queue = queue.Queue()
 
     def read():
@@ -73,14 +76,15 @@ def run_batch(env: Env, cases: list[dict], tmp: Path) -> tuple[dict, str | None,
     return done, running, how
 
 
-def run_cases(env: Env, cases: list[dict], batch: int = BATCH, progress=None) -> dict:
+def run_cases(env: Env, cases: list[dict], batch: int = BATCH, progress=None,
+              inject: str | None = None) -> dict:
     """Outcome by case id for every case; a crash is {"ok": False, "crash": how}."""
     out: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="tn-fuzz-") as tmp:
         todo = [cases[i:i + batch] for i in range(0, len(cases), batch)]
         while todo:
             chunk = todo.pop(0)
-            done, running, how = run_batch(env, chunk, Path(tmp))
+            done, running, how = run_batch(env, chunk, Path(tmp), inject)
             out.update(done)
             if progress:
                 progress(len(done))
@@ -89,7 +93,7 @@ def run_cases(env: Env, cases: list[dict], batch: int = BATCH, progress=None) ->
             rest = [c for c in chunk if c["id"] not in done]
             if running is not None and len(chunk) > 1:
                 suspect = next(c for c in rest if c["id"] == running)
-                alone, _, alone_how = run_batch(env, [suspect], Path(tmp))
+                alone, _, alone_how = run_batch(env, [suspect], Path(tmp), inject)
                 out[running] = alone.get(running) or {"ok": False, "crash": alone_how}
                 if running in alone:
                     out[running]["crash_in_batch"] = how
