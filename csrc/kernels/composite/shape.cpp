@@ -25,7 +25,11 @@ TN_REGISTER_COMPOSITE("aten::reshape", reshape);
 // _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride): a view with given geometry.
 void reshape_alias(Call& c) {
   const Tensor& self = c.tensor(0);
-  c.ret(make_view(self, c.int_list(1), c.int_list(2), self->storage_offset()));
+  const Dims& sizes = c.int_list(1);
+  const Dims& strides = c.int_list(2);
+  TN_CHECK(sizes.size() == strides.size(), "dimensionality of sizes (", sizes.size(),
+           ") must match dimensionality of strides (", strides.size(), ")");
+  c.ret(make_view(self, sizes, strides, self->storage_offset()));
 }
 TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
@@ -33,8 +37,10 @@ TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 // already contiguous.
 void contiguous(Call& c) {
   const Tensor& self = c.tensor(0);
-  is_preserve(c.arg(1), c.key());
-  c.ret(self->is_contiguous() ? self : clone_contiguous(self));
+  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), c.key());
+  if (self->is_contiguous()) return c.ret(self);
+  TN_CHECK(!preserve, "preserve memory format is unsupported by the contiguous operator");
+  c.ret(clone_contiguous(self));
 }
 TN_REGISTER_COMPOSITE("aten::contiguous", contiguous);
 
