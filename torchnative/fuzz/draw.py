@@ -6,6 +6,14 @@ one shared shape and dtype, dims in range), often a hostile one (the HOSTILE_* p
 int64, dims out of range, empty, 0-dim and non-contiguous tensors, mismatched dtypes and shapes,
 NaN/inf scalars, meta mixed with cpu, out= of the wrong dtype or shape, expanded in-place
 targets). Draws are deterministic: one fixed hypothesis seed per op, no example database.
+
+A case: {"id", "op": "aten.add.Tensor", "args": [recipe...], "kwargs": {name: recipe}, "seed"}
+(or {"id", "expr": "torch...."} for surface.py). A recipe is a JSON value passed as it is (int,
+float, bool, str, None; a list of recipes is a list) or a one-key object: {"t": {"dtype",
+"shape", "view": contig|t|expand|offset|step, "fill": rand|int|special, "device": cpu|meta}} a
+tensor (child.py builds the view from a larger base; elements from NumPy seeded by "seed"),
+{"f": "nan"|"inf"|"-inf"}, {"dtype": name}, {"layout": name}, {"memory_format": name},
+{"device": name}, {"storage": {"dtype", "n"}}.
 """
 
 from __future__ import annotations

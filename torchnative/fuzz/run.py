@@ -35,7 +35,8 @@ def child_env(env: Env, inject: str | None) -> dict[str, str]:
     return environ
 
 
-def run_batch(env: Env, cases: list[dict], tmp: Path, inject: str | None) -> tuple[dict, str | None, str | None]:
+def run_batch(env: Env, cases: list[dict], tmp: Path,
+              inject: str | None) -> tuple[dict, str | None, str | None]:
     """Outcomes by id of the cases the child finished, the id it was running when it stopped
     early (or None), and how it stopped."""
     path = tmp / f"batch-{env.name}-{os.getpid()}-{time.monotonic_ns()}.json"
