@@ -1,12 +1,12 @@
 """The fuzzer's child process, the same file under either interpreter (ours or upstream's).
 
-`child.py schemas`: reads op keys (JSON list) on stdin, prints each op's upstream schema as plain
-data. `child.py case JSON`: one case, for a reproducer. `child.py run CASES.json`: builds
+`child.py schemas`: reads op keys (JSON list) on stdin, prints each op's upstream schema as
+plain data. `child.py case JSON`: one case, for a reproducer. `child.py run CASES.json`: builds
 each case's arguments from its recipes (the format: draw.py's docstring), calls the op through
 torch.ops.aten (or evaluates the case's expression), and prints `S ID` before and `R {json}`
-after each case, so the parent knows which case was running when the process died. TN_FUZZ_INJECT (ours
-only, for the fuzzer's own tests) names deliberate faults: `segv:ID` dies by SIGSEGV before case
-ID, `swallow:ID` reports case ID as returning even when it raises.
+after each case, so the parent knows which case was running when the process died.
+TN_FUZZ_INJECT (ours only, for the fuzzer's own tests) names deliberate faults: `segv:ID` dies
+by SIGSEGV before case ID, `swallow:ID` reports case ID as returning even when it raises.
 """
 
 from __future__ import annotations
