@@ -9,7 +9,7 @@ BUILD_DIR := build
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: setup build test demo agree clean clean-cache
+.PHONY: setup build test demo agree fuzz clean clean-cache
 
 setup:
 	@bash tools/setup/setup.sh
@@ -41,6 +41,12 @@ demo: build
 # (the rule: docs/AGREEMENT_RULES.md). Upstream's draw is cached in build/harness.
 agree: build
 	$(PY) -m torchnative.harness
+
+# The differential fuzz run: hostile arguments for every implemented op, ours against upstream,
+# each side in its own child processes; writes docs/FUZZ.md and fails on a crash or on ours
+# returning where upstream raises. tests/fuzz/ runs a fixed sample of it in `make test`.
+fuzz: build
+	$(PY) -m torchnative.fuzz
 
 # Removes what setup and build made in the clone; the caches outside it stay (see clean-cache).
 clean:

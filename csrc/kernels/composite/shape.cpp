@@ -25,8 +25,10 @@ TN_REGISTER_COMPOSITE("aten::reshape", reshape);
 // already contiguous.
 void contiguous(Call& c) {
   const Tensor& self = c.tensor(0);
-  is_preserve(c.arg(1), c.key());
-  c.ret(self->is_contiguous() ? self : clone_contiguous(self));
+  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), c.key());
+  if (self->is_contiguous()) return c.ret(self);
+  TN_CHECK(!preserve, "preserve memory format is unsupported by the contiguous operator");
+  c.ret(clone_contiguous(self));
 }
 TN_REGISTER_COMPOSITE("aten::contiguous", contiguous);
 

@@ -71,11 +71,18 @@ void dropout(Call& c) {
 TN_REGISTER_COMPOSITE("aten::dropout", dropout);
 
 // native_dropout(Tensor input, float p, bool? train) -> (output, mask): without sampling,
-// (a copy, all-true mask); train with p == 1 drops everything (zeros, all-false mask).
+// (a copy, all-true mask); train (None counts as train, as upstream) with p == 1 drops
+// everything (zeros, all-false mask).
+bool dropout_train(const Call& c) { return c.arg(2).is_none() || c.to_bool(2); }
 void native_dropout_rule(Call& c) {
   const Tensor& x = c.tensor(0);
   double p = c.to_double(1);
-  bool train = !c.arg(2).is_none() && c.to_bool(2);
+  bool train = dropout_train(c);
+  TN_CHECK(!train || x->numel() == 0 || (0 <= 1 - p && 1 - p <= 1),
+           "bernoulli_ expects p to be in [0, 1], but got p=", 1 - p);
+  // Upstream scales the sampled output in place by a double (mul_), which integers refuse.
+  TN_CHECK(!train || x->numel() == 0 || info(x->dtype()).is_floating,
+           "result type Float can't be cast to the desired output type ", enum_name(x->dtype()));
   TN_CHECK_KIND(!train || p == 0 || p == 1 || x->numel() == 0, NotImplemented, c.key(),
                 " with train=True and 0<p<1 needs random sampling, which torchnative does not "
                 "implement yet");
@@ -83,7 +90,7 @@ void native_dropout_rule(Call& c) {
   c.ret(new_on(x, x->sizes(), ScalarType::Bool));
 }
 void native_dropout_cpu(Call& c) {
-  bool drop_all = !c.arg(2).is_none() && c.to_bool(2) && c.to_double(1) == 1;
+  bool drop_all = dropout_train(c) && c.to_double(1) == 1;
   const Tensor &out = c.results[0].tensor, &mask = c.results[1].tensor;
   if (drop_all) {
     std::memset(out->dense_cpu_data(c.key().c_str()), 0, out->numel() * out->itemsize());

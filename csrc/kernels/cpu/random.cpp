@@ -570,12 +570,24 @@ void bernoulli_tensor_cpu(Call& c) {
 
 void return_self(Call& c) { c.ret(c.tensor(0)); }
 
+// normal_ on meta: no sampling, but upstream's meta function's checks (its CPU kernel refuses a
+// non-floating dtype by name instead, as normal_cpu does).
+void normal_meta(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const double std = c.to_double(2);
+  TN_CHECK(info(self->dtype()).is_floating || info(self->dtype()).is_complex,
+           "expected a floating-point or complex dtype, but got dtype=torch.",
+           info(self->dtype()).name);
+  TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  c.ret(self);
+}
+
 }  // namespace
 
 TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
 TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
 TN_REGISTER_KERNEL("aten::normal_", DenseCPU, normal_cpu);
-TN_REGISTER_KERNEL("aten::normal_", Meta, return_self);
+TN_REGISTER_KERNEL("aten::normal_", Meta, normal_meta);
 TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_cpu);
 TN_REGISTER_KERNEL("aten::random_.from", Meta, return_self);
 TN_REGISTER_KERNEL("aten::random_.to", DenseCPU, random_to_cpu);

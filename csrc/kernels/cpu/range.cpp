@@ -90,6 +90,12 @@ void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars
   ScalarType t = arange_dtype(c, n_scalars, n_scalars);
   refuse_bool(t, key);
   Device dev = c.arg(n_scalars + 2).is_none() ? Device{} : c.arg(n_scalars + 2).device;
+  // As upstream's CPU-only build: no pinned allocator (its meta path refuses as not implemented).
+  const Value& pin = c.arg(n_scalars + 3);
+  TN_CHECK_KIND(pin.is_none() || !pin.b || dev.type != DeviceType::Meta, NotImplemented,
+                "PrimTorch does not support pinned memory");
+  TN_CHECK(pin.is_none() || !pin.b, "pin_memory=True requires a CUDA or other accelerator "
+           "backend; no pinned memory allocator is available on this system.");
   Tensor out = empty_tensor({arange_length(start, end, step, t, key)}, t, dev);
   if (dev.type != DeviceType::Meta) arange_fill(out, start, step, key);
   c.ret(out);

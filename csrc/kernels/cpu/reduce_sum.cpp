@@ -149,7 +149,12 @@ constexpr char kSumDim[] = "aten::sum.dim_IntList";
 constexpr char kMeanDim[] = "aten::mean.dim";
 constexpr char kProdDim[] = "aten::prod.dim_int";
 TN_REGISTER_COMPOSITE("aten::sum.IntList_out", dims_dtype_out<kSumDim>);
-TN_REGISTER_COMPOSITE("aten::mean.out", dims_dtype_out<kMeanDim>);
+// mean.out: the input (or dtype=) must be floating before out's dtype is looked at, as upstream.
+void mean_out(Call& c) {
+  mean_dtype(c.tensor(0), c.optional_dtype(3));
+  dims_dtype_out<kMeanDim>(c);
+}
+TN_REGISTER_COMPOSITE("aten::mean.out", mean_out);
 TN_REGISTER_COMPOSITE("aten::prod.int_out", dims_dtype_out<kProdDim>);
 
 // --- any / all: bool results, except uint8 inputs give uint8 (as upstream) -------------------

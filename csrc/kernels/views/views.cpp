@@ -39,7 +39,11 @@ TN_REGISTER_COMPOSITE("aten::_unsafe_view", unsafe_view);
 // _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride): a view with given geometry.
 void reshape_alias(Call& c) {
   const Tensor& self = c.tensor(0);
-  c.ret(make_view(self, c.int_list(1), c.int_list(2), self->storage_offset()));
+  const Dims& sizes = c.int_list(1);
+  const Dims& strides = c.int_list(2);
+  TN_CHECK(sizes.size() == strides.size(), "dimensionality of sizes (", sizes.size(),
+           ") must match dimensionality of strides (", strides.size(), ")");
+  c.ret(make_view(self, sizes, strides, self->storage_offset()));
 }
 TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
