@@ -67,7 +67,8 @@ PyObject* storage_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (!arg) return wrap(make<StorageImpl>(0, d, true), type);
   if (PyLong_Check(arg)) {
     long long n = PyLong_AsLongLong(arg);
-    TN_CHECK_KIND(n >= 0, Value, "Storage size must be non-negative");
+    if (n == -1 && PyErr_Occurred()) return nullptr;
+    // A negative size wraps to a huge one, which cpu_alloc refuses as upstream's allocator.
     return wrap(make<StorageImpl>(static_cast<size_t>(n), d, true), type);
   }
   PyObject* seq = PySequence_Fast(arg, "UntypedStorage(): expected a size or a sequence");

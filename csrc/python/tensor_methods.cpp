@@ -153,11 +153,17 @@ PyObject* element(TensorImpl* t, int64_t offset) {
 }
 
 // Refuses reading bytes that are not on the CPU, naming the op as upstream's error does.
+// Refuses a tensor its storage no longer covers (upstream's tolist: "unallocated storage").
 bool readable(TensorImpl* t, const char* what) {
-  if (t->representation() == Representation::DenseCPU) return true;
-  PyErr_Format(PyExc_NotImplementedError,
-               "%s has no kernel in torchnative for %s tensors of dtype %s", what,
-               representation_name(t->representation()), name(t->dtype()));
+  if (t->representation() != Representation::DenseCPU) {
+    PyErr_Format(PyExc_NotImplementedError,
+                 "%s has no kernel in torchnative for %s tensors of dtype %s", what,
+                 representation_name(t->representation()), name(t->dtype()));
+    return false;
+  }
+  if (t->storage_holds()) return true;
+  PyErr_Format(PyExc_RuntimeError, "%s shouldn't be called on a tensor with unallocated storage",
+               std::strcmp(what, "aten.tolist") == 0 ? "tolist()" : "item()");
   return false;
 }
 

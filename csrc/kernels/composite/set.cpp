@@ -11,10 +11,12 @@ void set_storage(const Tensor& self, const Storage& st, int64_t offset, Dims siz
   TN_CHECK(offset >= 0, key, ": Tensor: invalid storage offset ", offset);
   if (strides.empty()) strides = contiguous_strides(sizes);
   TN_CHECK(strides.size() == sizes.size(), key, ": mismatch in length of strides and shape");
+  for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  // Upstream grows a resizable storage to what the new geometry needs (resize_impl_cpu_) and
+  // refuses one that cannot grow.
   size_t need = storage_bytes_needed(sizes, strides, offset, self->itemsize());
-  TN_CHECK(need <= st->nbytes(), "setStorage: sizes ", sizes.size(), "-d, storage offset ",
-           offset, " and itemsize ", self->itemsize(), " requiring a storage size of ", need,
-           " are out of bounds for storage of size ", st->nbytes());
+  if (need > st->nbytes() && st->resizable()) st->resize(need);
+  check_in_bounds(sizes, strides, offset, self->itemsize(), st->nbytes());
   Representation rep = st->device().type == DeviceType::Meta ? Representation::Meta
                                                              : Representation::DenseCPU;
   TN_CHECK(rep == self->representation(), key, ": storage on ", st->device().str(),

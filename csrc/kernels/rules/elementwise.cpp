@@ -373,7 +373,12 @@ void dtype_range(ScalarType t, double* lo, double* hi) {
 }  // namespace
 
 void check_scalar_fits(const Scalar& s, ScalarType t) {
-  if (s.is_bool() || t == ScalarType::Double) return;
+  TN_CHECK(!scalar_overflows(s, t), "value cannot be converted to type ", scalar_cpp_name(t),
+           " without overflow");
+}
+
+bool scalar_overflows(const Scalar& s, ScalarType t) {
+  if (s.is_bool() || t == ScalarType::Double) return false;
   double lo, hi;
   dtype_range(t, &lo, &hi);
   bool overflows;
@@ -388,11 +393,10 @@ void check_scalar_fits(const Scalar& s, ScalarType t) {
     if (t == ScalarType::Long) overflows = false;
   } else {
     double v = s.d;
-    if (std::isinf(v) && is_floating(t)) return;
+    if (std::isinf(v) && is_floating(t)) return false;
     overflows = std::isnan(v) ? !is_floating(t) : (v < lo || v > hi);
   }
-  TN_CHECK(!overflows, "value cannot be converted to type ", scalar_cpp_name(t),
-           " without overflow");
+  return overflows;
 }
 
 // --- the ops' own checks ---------------------------------------------------------------------
