@@ -12,10 +12,10 @@ void set_storage(const Tensor& self, const Storage& st, int64_t offset, Dims siz
   if (strides.empty()) strides = contiguous_strides(sizes);
   TN_CHECK(strides.size() == sizes.size(), key, ": mismatch in length of strides and shape");
   for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
-  // Upstream grows a resizable storage to what the new geometry needs (resize_impl_cpu_) and
-  // refuses one that cannot grow.
+  // Upstream grows the storage to what the new geometry needs (resize_impl_cpu_); one that is
+  // not resizable (a checkpoint's record, a numpy array's memory) refuses there.
   size_t need = storage_bytes_needed(sizes, strides, offset, self->itemsize());
-  if (need > st->nbytes() && st->resizable()) st->resize(need);
+  if (need > st->nbytes()) st->resize(need);
   check_in_bounds(sizes, strides, offset, self->itemsize(), st->nbytes());
   Representation rep = st->device().type == DeviceType::Meta ? Representation::Meta
                                                              : Representation::DenseCPU;
