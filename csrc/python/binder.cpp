@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/half.h"
+#include "core/warning.h"
 #include "dispatch/kernel.h"
 #include "dispatch/registry.h"
 #include "dispatch/schema.h"
@@ -858,6 +859,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   std::vector<Value> results;
   {
     // The kernel runs without the GIL.
+    take_warnings();  // none left from a call that raised
     PyThreadState* state = PyEval_SaveThread();
     try {
       results = dispatch_lent(chosen, b.values);  // sources/requires_grad read before
@@ -869,6 +871,10 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   }
   PyObject* r = results_to_python(s, results, b, mark_grad, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
+  // The kernel's warnings, as upstream's: a warnings filter that makes one an error discards
+  // the result and raises it.
+  for (const std::string& w : take_warnings())
+    if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
   return r;
   TN_PY_CATCH(nullptr)
 }

@@ -23,6 +23,8 @@ S = "class S(torch.Tensor): pass\ns = torch.ones(3).as_subclass(S)\n"
 GONE = "x = torch.ones(4)\nx.untyped_storage().resize_(0)\n"
 DEEP = "l = [1]\nfor _ in range({n}): l = [l]\n"
 
+# Snippets run with every warning an error (warnings.simplefilter("error")), so a warning
+# upstream gives is an exception type to match.
 CASES = {
     # sizes, strides and offsets: every product and sum is checked
     "empty_2_62": "torch.empty(2**62)",
@@ -105,6 +107,9 @@ CASES = {
     "out_mm_into_long": "torch.mm(torch.ones(2, 2), torch.ones(2, 2), "
                         "out=torch.empty(2, 2, dtype=torch.long))",
     "out_resized_warns": "torch.add(torch.ones(2), torch.ones(2), out=torch.empty(3))",
+    "out_sum_resized_warns": "torch.sum(torch.ones(2, 2), 0, out=torch.empty(3))",
+    "out_mm_resized_warns": "torch.mm(torch.ones(2, 2), torch.ones(2, 2), out=torch.empty(3))",
+    "out_zeros_resized_silently": "torch.zeros(2, out=torch.empty(3))",
     "out_empty_resized_silently": "torch.add(torch.ones(2), torch.ones(2), "
                                   "out=torch.empty(0)).shape",
     "addmm_inplace_shape": "torch.ones(5).addmm_(torch.ones(5, 3), torch.ones(3, 5))",
@@ -148,12 +153,6 @@ UPSTREAM_CRASHES = {
     "resized_fill": "resized_tolist",
 }
 
-# Not fixed yet, each with why; strict, so a fix shows up as a failure to be moved above.
-NOT_YET = {
-    "out_resized_warns": "the core has no channel for warnings from kernels (UserWarning when "
-                         "resizing a non-empty out=)",
-}
-
 # Exception text that must be upstream's, word for word.
 SAME_TEXT = {
     "empty_2_62", "empty_numel_wraps", "arange_2_62", "empty_strided_big_stride",
@@ -182,9 +181,7 @@ def upstream_text(text: str) -> str:
     return text.split("] ", 1)[1] if text.startswith("[enforce fail at ") else text
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n])) if n in NOT_YET
-    else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_refuses_as_upstream(outcomes, name):
     ours_all, upstream_all = outcomes
     ours, upstream = ours_all[name], upstream_all[name]

@@ -1,4 +1,5 @@
 // The shared elementwise rule (see elementwise.h): operands, dtypes, broadcasting, outputs.
+#include "core/warning.h"
 #include "kernels/rules/elementwise.h"
 
 #include <algorithm>
@@ -269,6 +270,7 @@ Dims ew_output_strides(const EwSpec& s) {
 
 void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides) {
   if (out.sizes() == shape) return;
+  if (out.numel() != 0) warn(resized_output_warning(dims_str(out.sizes()), dims_str(shape)));
   size_t need = storage_bytes_needed(shape, strides, out.storage_offset(), out.itemsize());
   if (out.storage()->nbytes() < need) out.storage()->resize(need);
   out.set_sizes_strides(shape, strides, out.storage_offset());
