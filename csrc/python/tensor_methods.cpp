@@ -59,8 +59,15 @@ PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs
                  nargs == 1 ? " (position 1)" : "", Py_TYPE(dim)->tp_name);
     return nullptr;
   }
+  int overflow = 0;
+  long long given = PyLong_AsLongLongAndOverflow(dim, &overflow);
+  if (given == -1 && PyErr_Occurred()) return nullptr;
+  if (overflow) {
+    PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+    return nullptr;
+  }
   int64_t d;
-  if (!wrap_dim(PyLong_AsLongLong(dim), T(self)->dim(), &d)) return nullptr;
+  if (!wrap_dim(given, T(self)->dim(), &d)) return nullptr;
   if (T(self)->dim() == 0) {  // a scalar's size(0)/stride(0) is out of range upstream too
     PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions",
                  PyLong_AsLongLong(dim));

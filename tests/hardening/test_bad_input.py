@@ -95,6 +95,11 @@ CASES = {
     "manual_seed_below_int64": "torch.manual_seed(-2**63 - 1)",
     "manual_seed_2_63": "torch.manual_seed(2**63)\ntorch.initial_seed()",
     "manual_seed_minus1": "torch.manual_seed(-1)\ntorch.initial_seed()",
+    "tensor_size_2_63": "torch.ones(2).size(2**63)",
+    "tensor_stride_2_63": "torch.ones(2).stride(2**63)",
+    "size_numel_2_63": "torch.Size([2**63]).numel()",
+    "size_numel_wraps": "torch.Size([2**32, 2**32]).numel()",
+    "storage_2_64": "torch.UntypedStorage(2**64)",
     "generator_seed_2_64": "torch.Generator().manual_seed(2**64)",
     # indexing keeps a subclass
     "subclass_int": S + "type(s[0]).__name__",
