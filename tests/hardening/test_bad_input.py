@@ -115,6 +115,7 @@ CASES = {
     "out_sum_resized_warns": "torch.sum(torch.ones(2, 2), 0, out=torch.empty(3))",
     "out_mm_resized_warns": "torch.mm(torch.ones(2, 2), torch.ones(2, 2), out=torch.empty(3))",
     "out_zeros_resized_silently": "torch.zeros(2, out=torch.empty(3))",
+    "out_cat_into_long": "torch.cat([torch.ones(2)], out=torch.empty(2, dtype=torch.long))",
     "out_empty_resized_silently": "torch.add(torch.ones(2), torch.ones(2), "
                                   "out=torch.empty(0)).shape",
     "addmm_inplace_shape": "torch.ones(5).addmm_(torch.ones(5, 3), torch.ones(3, 5))",
@@ -168,7 +169,7 @@ SAME_TEXT = {
     "tensor_bytes", "tensor_str", "tensor_nested_5000", "tensor_nested_128", "tensor_2_64",
     "tensor_300_uint8", "tensor_1e10_int32", "add_2_70", "full_2_70", "narrow_2_63",
     "index_2_63", "setitem_value_2_70", "manual_seed_2_64", "generator_seed_2_64",
-    "out_float_into_long", "addmm_inplace_shape", "addmm_inplace_expanded",
+    "out_float_into_long", "out_cat_into_long", "addmm_inplace_shape", "addmm_inplace_expanded",
     "add_inplace_expanded", "full_300_uint8", "full_inf_long", "full_1e6_half",
     "fill_300_uint8", "fill_2_31_int32", "linspace_300_uint8", "randperm_300_uint8",
     "randperm_129_int8", "squeeze_repeated_dim", "unfold_negative_size",
