@@ -87,7 +87,8 @@ void fill_scalar_cpu(Call& c) {
   c.ret(self);
 }
 void fill_scalar_meta(Call& c) {
-  if (c.tensor(0)->dtype() != ScalarType::Bool) check_scalar_fits(c.scalar(1), c.tensor(0)->dtype());
+  ScalarType t = c.tensor(0)->dtype();
+  if (t != ScalarType::Bool) check_scalar_fits(c.scalar(1), t);
   c.ret(c.tensor(0));
 }
 TN_REGISTER_KERNEL("aten::fill_.Scalar", DenseCPU, fill_scalar_cpu);
