@@ -100,6 +100,7 @@ CASES = {
     "size_numel_2_63": "torch.Size([2**63]).numel()",
     "size_numel_wraps": "torch.Size([2**32, 2**32]).numel()",
     "storage_2_64": "torch.UntypedStorage(2**64)",
+    "device_index_2_70": "torch.device('cpu', 2**70)",
     "generator_seed_2_64": "torch.Generator().manual_seed(2**64)",
     # indexing keeps a subclass
     "subclass_int": S + "type(s[0]).__name__",
