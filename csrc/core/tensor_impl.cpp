@@ -173,7 +173,7 @@ Dims contiguous_strides(const Dims& sizes) {
     strides[d] = s;
     if (d == 0) break;  // the full product is no stride: its overflow is contiguous_nbytes's
     TN_CHECK(!__builtin_mul_overflow(s, sizes[d] > 1 ? sizes[d] : 1, &s),
-             "numel: integer multiplication overflow");
+             "Stride calculation overflowed");
   }
   return strides;
 }
