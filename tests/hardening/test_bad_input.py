@@ -20,6 +20,11 @@ from helpers import OURS, UPSTREAM
 from .batch import describe, run_cases
 
 S = "class S(torch.Tensor): pass\ns = torch.ones(3).as_subclass(S)\n"
+R = ("class R(torch.Tensor):\n    seen = []\n    @classmethod\n"
+     "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+     "        cls.seen.append(getattr(func, '__name__', ''))\n"
+     "        return super().__torch_function__(func, types, args, kwargs or {})\n"
+     "r = torch.ones(3).as_subclass(R)\n")
 GONE = "x = torch.ones(4)\nx.untyped_storage().resize_(0)\n"
 DEEP = "l = [1]\nfor _ in range({n}): l = [l]\n"
 
@@ -114,7 +119,7 @@ CASES = {
     "subclass_int": S + "type(s[0]).__name__",
     "subclass_slice": S + "type(s[1:]).__name__",
     "subclass_tensor": S + "type(s[torch.tensor([0, 1])]).__name__",
-    "subclass_setitem": S + "s[0] = 5\n(type(s).__name__, s.tolist())",
+    "subclass_setitem": R + "r[0] = 5\n('__setitem__' in R.seen, r.tolist())",
     # out= and in-place rules
     "out_float_into_long": "torch.add(torch.ones(2), torch.ones(2), out=torch.empty(2, "
                            "dtype=torch.long))",
