@@ -9,7 +9,7 @@ BUILD_DIR := build
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: setup build test demo agree fuzz clean clean-cache
+.PHONY: setup build test demo agree fuzz asan clean clean-cache
 
 setup:
 	@bash tools/setup/setup.sh
@@ -48,9 +48,21 @@ agree: build
 fuzz: build
 	$(PY) -m torchnative.fuzz
 
+# Our _C and the C++ tests under AddressSanitizer, built apart in build-asan (no ccache: its
+# objects would not be shared with build/), then the C++ tests and tests/hardening under it.
+ASAN_DIR := build-asan
+asan: setup
+	@set -e; \
+	if [ ! -f $(ASAN_DIR)/build.ninja ]; then \
+	    cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DTN_ASAN=ON \
+	        -DPython3_EXECUTABLE=$(CURDIR)/$(PY); \
+	fi; \
+	cmake --build $(ASAN_DIR)
+	bash tests/hardening/run_asan.sh $(ASAN_DIR)
+
 # Removes what setup and build made in the clone; the caches outside it stay (see clean-cache).
 clean:
-	rm -rf $(BUILD_DIR) .stamps .venv .venv-upstream .pytest_cache
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) .stamps .venv .venv-upstream .pytest_cache
 
 clean-cache:
 	rm -rf "$${TORCHNATIVE_CACHE:-$$HOME/.cache/torchnative}"

@@ -8,6 +8,21 @@
 
 namespace tn {
 
+namespace {
+// Element span [lo, hi] (relative to the storage start) of a geometry, exact in 128 bits;
+// negative strides (internal views such as flip's) reach below the offset.
+bool element_span(const Dims& sizes, const Dims& strides, int64_t offset, __int128* lo,
+                  __int128* hi) {
+  *lo = *hi = offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return false;  // no elements
+    __int128 span = static_cast<__int128>(sizes[d] - 1) * strides[d];
+    (span < 0 ? *lo : *hi) += span;
+  }
+  return true;
+}
+}  // namespace
+
 std::string Device::str() const {
   std::string s = device_type_name(type);
   if (index >= 0) s += ":" + std::to_string(index);
@@ -45,11 +60,16 @@ const char* representation_name(Representation r) {
   return "?";
 }
 
-// 64-byte alignment: what SIMD kernels and upstream's allocator give.
+// 64-byte alignment: what SIMD kernels and upstream's allocator give. Refuses as upstream's
+// DefaultCPUAllocator does (RuntimeError, same text): a size past PTRDIFF_MAX is a negative
+// number that wrapped, and a failed allocation names the bytes and errno.
 void* cpu_alloc(size_t nbytes) {
   if (nbytes == 0) return nullptr;
+  TN_CHECK(nbytes <= static_cast<size_t>(INT64_MAX),
+           "alloc_cpu() seems to have been called with negative number: ", nbytes);
   void* p = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
-  TN_CHECK_KIND(p, OutOfMemory, "torchnative: CPU allocation of ", nbytes, " bytes failed");
+  TN_CHECK(p, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
+           " bytes. Error code 12 (Cannot allocate memory)");
   return p;
 }
 
@@ -146,7 +166,22 @@ void* TensorImpl::data_of(Representation want, const char* op_key) const {
   // A wrapper subclass's storage has a size and no bytes: its data is not there to read.
   TN_CHECK(storage_->data() || numel_ == 0 || storage_->nbytes() == 0,
            "Cannot access data pointer of Tensor that doesn't have storage (", op_key, ")");
+  check_storage_holds(op_key);
   return data_unchecked();
+}
+
+bool TensorImpl::storage_holds() const {
+  __int128 lo = 0, hi = 0;
+  if (!element_span(sizes_, strides_, offset_, &lo, &hi)) return true;
+  return lo >= 0 && (hi + 1) * itemsize() <= static_cast<__int128>(storage_->nbytes());
+}
+
+// A storage resized (or set_) under a live tensor no longer holds it: refuse the bytes.
+void TensorImpl::check_storage_holds(const char* op_key) const {
+  if (storage_holds()) return;
+  TN_FAIL(Runtime, op_key, ": the tensor's sizes ", dims_str(sizes_), ", strides ",
+          dims_str(strides_), ", storage offset ", offset_, " and itemsize ", itemsize(),
+          " reach past its storage of ", storage_->nbytes(), " bytes (was it resized?)");
 }
 
 Dims broadcast_shapes(const Dims& a, const Dims& b) {
@@ -169,44 +204,95 @@ std::string dims_str(const Dims& d) {
   return s + "]";
 }
 
+// Note [Checked size arithmetic]: every product or sum of sizes, strides, offsets and itemsize
+// goes through these helpers, each refusing overflow with upstream's message for its quantity
+// (numel, storage bytes); a hostile shape then raises instead of wrapping to a small buffer.
 Dims contiguous_strides(const Dims& sizes) {
   Dims strides(sizes.size());
   int64_t s = 1;
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     strides[d] = s;
-    s *= sizes[d] > 1 ? sizes[d] : 1;
+    if (d == 0) break;  // the full product is no stride: its overflow is contiguous_nbytes's
+    TN_CHECK(!__builtin_mul_overflow(s, sizes[d] > 1 ? sizes[d] : 1, &s),
+             "Stride calculation overflowed");
   }
   return strides;
 }
 
 int64_t numel_of(const Dims& sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    TN_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow");
   return n;
 }
 
+size_t contiguous_nbytes(const Dims& sizes, int itemsize) {
+  uint64_t n = static_cast<uint64_t>(itemsize);
+  bool overflowed = false;
+  for (int64_t s : sizes) overflowed |= __builtin_mul_overflow(n, static_cast<uint64_t>(s), &n);
+  TN_CHECK(!overflowed && n <= static_cast<uint64_t>(INT64_MAX),
+           "Storage size calculation overflowed with sizes=", dims_str(sizes));
+  return static_cast<size_t>(n);
+}
+
+// Upstream's computeStorageNbytes: the byte just past the furthest element, in uint64.
 size_t storage_bytes_needed(const Dims& sizes, const Dims& strides, int64_t offset,
                             int itemsize) {
-  int64_t last = 0;
+  uint64_t last = 0;
+  bool overflowed = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 0) return 0;
-    last += (sizes[d] - 1) * strides[d];
+    uint64_t span = 0;
+    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(sizes[d] - 1),
+                                         static_cast<uint64_t>(strides[d]), &span);
+    overflowed |= __builtin_add_overflow(last, span, &last);
   }
-  return static_cast<size_t>(offset + last + 1) * itemsize;
+  uint64_t n = 0;
+  overflowed |= __builtin_add_overflow(last, static_cast<uint64_t>(offset) + 1, &n);
+  overflowed |= __builtin_mul_overflow(n, static_cast<uint64_t>(itemsize), &n);
+  TN_CHECK(!overflowed && n <= static_cast<uint64_t>(INT64_MAX),
+           "Storage size calculation overflowed with sizes=", dims_str(sizes),
+           " and strides=", dims_str(strides));
+  return static_cast<size_t>(n);
+}
+
+
+void check_in_bounds(const Dims& sizes, const Dims& strides, int64_t offset, int itemsize,
+                     size_t storage_nbytes) {
+  TN_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  bool negative = false;
+  for (int64_t s : strides) negative |= s < 0;
+  size_t need = 0;
+  __int128 lo = 0, hi = 0;
+  if (!negative) {
+    need = storage_bytes_needed(sizes, strides, offset, itemsize);  // upstream's overflow text
+  } else if (element_span(sizes, strides, offset, &lo, &hi)) {
+    __int128 bytes = (hi + 1) * itemsize;
+    need = lo < 0 || bytes > INT64_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
+  }
+  TN_CHECK(need <= storage_nbytes, "setStorage: sizes ", dims_str(sizes), ", strides ",
+           dims_str(strides), ", storage offset ", offset, ", and itemsize ", itemsize,
+           " requiring a storage size of ", need, " are out of bounds for storage of size ",
+           storage_nbytes);
 }
 
 Tensor empty_tensor(const Dims& sizes, ScalarType dtype, Device device) {
   for (int64_t s : sizes)
     TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
-  size_t nbytes = static_cast<size_t>(numel_of(sizes)) * itemsize(dtype);
+  size_t nbytes = contiguous_nbytes(sizes, itemsize(dtype));
   Representation rep = representation_of(device.type);
   Storage st = make<StorageImpl>(nbytes, device, true);
   return make<TensorImpl>(st, dtype, sizes, contiguous_strides(sizes), 0, rep);
 }
 
 Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset) {
-  Tensor v = make<TensorImpl>(self->storage(), self->dtype(), std::move(sizes),
-                              std::move(strides), offset, self->representation());
+  return make_view(self, std::move(sizes), std::move(strides), offset, self->dtype());
+}
+
+Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset, ScalarType dtype) {
+  check_in_bounds(sizes, strides, offset, itemsize(dtype), self->storage()->nbytes());
+  Tensor v = make<TensorImpl>(self->storage(), dtype, std::move(sizes), std::move(strides),
+                              offset, self->representation());
   v->share_version(*self);
   v->set_view_base(self->view_base() ? self->view_base() : self);
   return v;

@@ -56,9 +56,14 @@ class TensorImpl : public RefCounted {
   int itemsize() const { return tn::itemsize(dtype_); }
 
   // The one way a kernel reaches a back end's bytes: refuses every other representation by
-  // name (a CPU kernel cannot be handed another device's pointer).
+  // name (a CPU kernel cannot be handed another device's pointer), and a tensor its storage
+  // does not cover (check_storage_holds).
   void* data_of(Representation want, const char* op_key) const;
   void* dense_cpu_data(const char* op_key) const { return data_of(Representation::DenseCPU, op_key); }
+  // Whether the storage still covers every element (false after storage().resize_(0)).
+  bool storage_holds() const;
+  // Refuses (RuntimeError naming op_key) a tensor its storage no longer covers.
+  void check_storage_holds(const char* op_key) const;
   // Raw element pointer for any representation that holds bytes (the back-end contract's copies).
   void* data_unchecked() const {
     return static_cast<char*>(storage_->data()) + offset_ * itemsize();
@@ -130,14 +135,25 @@ using Tensor = Ptr<TensorImpl>;
 Dims broadcast_shapes(const Dims& a, const Dims& b);
 // "[2, 3]": sizes as upstream prints them in messages.
 std::string dims_str(const Dims& d);
+// Size arithmetic, every product and sum checked (Note [Checked size arithmetic]).
 // Contiguous (row-major) strides for sizes.
 Dims contiguous_strides(const Dims& sizes);
+// Product of sizes; RuntimeError "numel: integer multiplication overflow".
 int64_t numel_of(const Dims& sizes);
+// Bytes of a contiguous tensor; RuntimeError "Storage size calculation overflowed ...".
+size_t contiguous_nbytes(const Dims& sizes, int itemsize);
 // A new, uninitialised, contiguous tensor on device.
 Tensor empty_tensor(const Dims& sizes, ScalarType dtype, Device device);
-// A view sharing self's storage and version counter.
+// A view sharing self's storage and version counter, checked against that storage.
 Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset);
-// Bytes needed to hold sizes/strides starting at offset (elements), times itemsize.
+// The same, reinterpreting the bytes as dtype (view.dtype): checked with dtype's itemsize.
+Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset, ScalarType dtype);
+// Bytes needed to hold sizes/strides starting at offset (elements), times itemsize (upstream's
+// computeStorageNbytes); RuntimeError "Storage size calculation overflowed ...".
 size_t storage_bytes_needed(const Dims& sizes, const Dims& strides, int64_t offset, int itemsize);
+// Upstream's checkInBoundsForStorage (plus its offset and negative-stride checks): RuntimeError
+// "setStorage: sizes ... are out of bounds for storage of size ..." when they reach past it.
+void check_in_bounds(const Dims& sizes, const Dims& strides, int64_t offset, int itemsize,
+                     size_t storage_nbytes);
 
 }  // namespace tn

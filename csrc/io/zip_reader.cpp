@@ -26,6 +26,9 @@ uint32_t u32(const unsigned char* p) {
 }
 uint64_t u64(const unsigned char* p) { return u32(p) | (static_cast<uint64_t>(u32(p + 4)) << 32); }
 
+// Whether [at, at + n) lies inside a file of `size` bytes, without overflowing.
+bool within(uint64_t at, uint64_t n, uint64_t size) { return at <= size && n <= size - at; }
+
 [[noreturn]] void bad(const std::string& what) {
   TN_FAIL(Runtime, "PytorchStreamReader failed reading zip archive: ", what);
 }
@@ -48,19 +51,26 @@ ZipReader::ZipReader(ReadAt read, uint64_t size) : read_(std::move(read)), size_
   const unsigned char* e = &buf[at];
   uint64_t count = u16(e + 10), cd_size = u32(e + 12), cd_offset = u32(e + 16);
   uint64_t end_pos = size_ - tail + static_cast<uint64_t>(at);
-  if (count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF) {
-    if (end_pos < 20) bad("failed finding the ZIP64 end of central directory locator");
-    unsigned char loc[20];
+  // A ZIP64 locator just before the end record, when there is one, gives the values that count
+  // (torch.save always writes one; upstream's reader, miniz, then ignores the 32-bit fields).
+  unsigned char loc[20];
+  bool has_locator = end_pos >= 20;
+  if (has_locator) {
     read_(end_pos - 20, loc, 20);
-    if (u32(loc) != kZip64LocatorSig) bad("failed finding the ZIP64 end of central directory locator");
+    has_locator = u32(loc) == kZip64LocatorSig;
+  }
+  bool needs_zip64 = count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF;
+  if (needs_zip64 && !has_locator)
+    bad("failed finding the ZIP64 end of central directory locator");
+  if (has_locator) {
     uint64_t z = u64(loc + 8);
     unsigned char rec[56];
-    if (z + 56 > size_) bad("ZIP64 end of central directory past the end of the file");
+    if (!within(z, 56, size_)) bad("ZIP64 end of central directory past the end of the file");
     read_(z, rec, 56);
     if (u32(rec) != kZip64EndSig) bad("invalid ZIP64 end of central directory record");
     count = u64(rec + 32), cd_size = u64(rec + 40), cd_offset = u64(rec + 48);
   }
-  if (cd_offset + cd_size > size_) bad("central directory past the end of the file");
+  if (!within(cd_offset, cd_size, size_)) bad("central directory past the end of the file");
   std::vector<unsigned char> cd(cd_size);
   if (cd_size) read_(cd_offset, cd.data(), cd_size);
   uint64_t pos = 0;
@@ -95,6 +105,10 @@ ZipReader::ZipReader(ReadAt read, uint64_t size) : read_(std::move(read)), size_
       }
       q += 4 + len;
     }
+    // Refused here, as miniz refuses at open: an entry that cannot fit in the file.
+    if (!within(en.header, 30, size_) || !within(en.header + 30, en.size, size_) ||
+        !within(en.header + 30, csize, size_))
+      bad("invalid header or archive is corrupted (entry " + name + ")");
     if (k == 0) prefix_ = name.substr(0, name.find('/') + 1);
     pos += 46 + name_len + extra_len + comment_len;
     if (name.compare(0, prefix_.size(), prefix_) != 0) continue;  // outside the archive folder
@@ -117,11 +131,11 @@ uint64_t ZipReader::header_offset(const std::string& name) const { return entry(
 uint64_t ZipReader::data_offset(const std::string& name) const {
   const Entry& en = entry(name);
   unsigned char local[30];
-  if (en.header + 30 > size_) bad("local header of " + name + " past the end of the file");
+  if (!within(en.header, 30, size_)) bad("local header of " + name + " past the end of the file");
   read_(en.header, local, 30);
   if (u32(local) != kLocalSig) bad("invalid local header of " + name);
   uint64_t at = en.header + 30 + u16(local + 26) + u16(local + 28);
-  if (at + en.size > size_) bad("record " + name + " past the end of the file");
+  if (!within(at, en.size, size_)) bad("record " + name + " past the end of the file");
   return at;
 }
 

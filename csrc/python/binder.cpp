@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/half.h"
+#include "core/warning.h"
 #include "dispatch/kernel.h"
 #include "dispatch/registry.h"
 #include "dispatch/schema.h"
@@ -62,6 +63,40 @@ const std::map<SigKey, std::vector<Overload>>& sig_table() {
   return *table;
 }
 
+// Note [Ints past int64]: upstream's parser picks an overload by an argument's Python type, then
+// unpacks it, so an int too wide for int64 selects the overload and fails there: OverflowError
+// "int too big to convert" for a Scalar, ValueError "Overflow when unpacking long long" for an
+// int, TypeError "...failed to unpack the object at pos N..." inside an int list. The binder
+// matches by value, so a too-wide int matches as 0 and records here what to raise once its
+// overload is chosen (reset per binding attempt, read by call_overloads).
+enum class WideInt { None, Int, Scalar, InList };
+struct WideIntSeen {
+  WideInt kind = WideInt::None;
+  const char* arg = "";  // the list argument's name (InList)
+  size_t pos = 0;        // 1-based position in that list (InList)
+};
+thread_local WideIntSeen t_wide;
+
+void note_wide(WideInt k) {
+  if (t_wide.kind == WideInt::None) t_wide.kind = k;
+}
+
+// Raises what upstream raises for the recorded too-wide int (Note [Ints past int64]).
+PyObject* raise_wide_int(const char* display_name) {
+  switch (t_wide.kind) {
+    case WideInt::Scalar: PyErr_SetString(PyExc_OverflowError, "int too big to convert"); break;
+    case WideInt::Int:
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      break;
+    default:
+      PyErr_Format(PyExc_TypeError,
+                   "%s(): argument '%s' failed to unpack the object at pos %zu with error "
+                   "\"Overflow when unpacking long long\"",
+                   display_name, t_wide.arg, t_wide.pos);
+  }
+  return nullptr;
+}
+
 bool is_int_like(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_Check(o)) return true;
@@ -73,8 +108,8 @@ bool as_int(PyObject* o, int64_t* v) {
   if (PyLong_CheckExact(o)) {  // the common case: a plain int
     int overflow = 0;
     long long r = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return false;
-    *v = r;
+    if (overflow) note_wide(WideInt::Int);
+    *v = overflow ? 0 : r;
     return true;
   }
   if (PyBool_Check(o) || PyFloat_Check(o)) return false;
@@ -102,7 +137,7 @@ bool as_int(PyObject* o, int64_t* v) {
 // Reads one element of a 0-dim dense CPU tensor as a Scalar of its dtype's kind.
 bool tensor_scalar(TensorImpl* t, Scalar* s) {
   if (t->dim() != 0 || t->representation() != Representation::DenseCPU) return false;
-  if (t->requires_grad()) return false;
+  if (t->requires_grad() || !t->storage_holds()) return false;  // the kernel then refuses it
   const void* p = t->data_unchecked();
   switch (t->dtype()) {
     case ScalarType::Bool: *s = Scalar::from_bool(*static_cast<const bool*>(p)); return true;
@@ -153,8 +188,8 @@ bool as_scalar(PyObject* o, Scalar* s) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) return false;
-    *s = Scalar::from_int(v);
+    if (overflow) note_wide(WideInt::Scalar);
+    *s = Scalar::from_int(overflow ? 0 : v);
     return true;
   }
   if (PyFloat_Check(o)) {
@@ -183,8 +218,14 @@ bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
 // n Python ints as an int list, into a fresh slot.
 bool ints_value(PyObject* const* items, Py_ssize_t n, Value* v) {
   v->ints.resize(static_cast<size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i)
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    WideInt before = t_wide.kind;
     if (!as_int(items[i], &v->ints[i])) return false;
+    if (before == WideInt::None && t_wide.kind == WideInt::Int) {
+      t_wide.kind = WideInt::InList;
+      t_wide.pos = static_cast<size_t>(i) + 1;
+    }
+  }
   v->tag = Value::Tag::IntList;
   return true;
 }
@@ -284,7 +325,12 @@ bool to_value(PyObject* o, const Argument& arg, Value* v) {
     v->tag = Value::Tag::None;  // v is a fresh slot: only the tag says what it holds
     return true;
   }
-  if (t.is_list) return list_value(o, t, v);
+  if (t.is_list) {
+    WideInt before = t_wide.kind;
+    if (!list_value(o, t, v)) return false;
+    if (before == WideInt::None && t_wide.kind == WideInt::InList) t_wide.arg = arg.name.c_str();
+    return true;
+  }
   const std::string& base = t.base;
   if (base == "Tensor") {
     if (!is_tensor(o)) {
@@ -788,6 +834,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     const FunctionSchema& s = schema_of(op);
     if (!schema_names && !with_out && has_out_args(s)) continue;
     t_binding_op = all_ops()[op].name;
+    t_wide = WideIntSeen{};
     bool ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
     if (PyErr_Occurred()) return nullptr;
     if (ok) {
@@ -795,6 +842,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
       break;
     }
   }
+  if (chosen >= 0 && t_wide.kind != WideInt::None) return raise_wide_int(display_name);
   if (chosen < 0) {
     std::string msg = std::string(display_name) + "() received an invalid combination of "
                       "arguments - got " + describe_call(self, args, nargs, kwnames) +
@@ -811,6 +859,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   std::vector<Value> results;
   {
     // The kernel runs without the GIL.
+    take_warnings();  // none left from a call that raised
     PyThreadState* state = PyEval_SaveThread();
     try {
       results = dispatch_lent(chosen, b.values);
@@ -822,6 +871,10 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   }
   PyObject* r = results_to_python(s, results, b, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
+  // The kernel's warnings, as upstream's: a warnings filter that makes one an error discards
+  // the result and raises it.
+  for (const std::string& w : take_warnings())
+    if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
   return r;
   TN_PY_CATCH(nullptr)
 }

@@ -86,7 +86,12 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
       PyErr_SetString(PyExc_TypeError, "device(): argument 'index' must be int");
       return nullptr;
     }
-    long i = PyLong_AsLong(index_obj);
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(index_obj, &overflow);
+    if (overflow) {
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      return nullptr;
+    }
     if (i < 0) {
       PyErr_Format(PyExc_RuntimeError, "Device index must not be negative");
       return nullptr;

@@ -172,10 +172,18 @@ PyObject* get_storage_from_record(PyObject* self, PyObject* args) {
   TN_CHECK_KIND(info(dt).supported, NotImplemented, "get_storage_from_record: torchnative has "
                 "no dtype ", tn::name(dt));
   uint64_t have = Z(self).size_of(name);
-  uint64_t want = numel * static_cast<uint64_t>(itemsize(dt));
+  uint64_t want = 0;
+  TN_CHECK(!__builtin_mul_overflow(numel, static_cast<uint64_t>(itemsize(dt)), &want) &&
+               want <= static_cast<uint64_t>(INT64_MAX),
+           "PytorchStreamReader: record ", name, ": ", numel, " elements of ", tn::name(dt),
+           " overflow a storage size");
   TN_CHECK(have == want, "PytorchStreamReader: record ", name, " holds ", have, " bytes, but ",
            numel, " elements of ", tn::name(dt), " need ", want);
-  Tensor t = empty_tensor({static_cast<int64_t>(numel)}, dt, Device{});
+  // Not resizable, as upstream's: a tensor in the pickle that reaches past its record is then
+  // refused by set_ instead of growing the storage over uninitialised bytes.
+  Storage st = make<StorageImpl>(static_cast<size_t>(want), Device{}, false);
+  Tensor t = make<TensorImpl>(st, dt, Dims{static_cast<int64_t>(numel)}, Dims{1}, 0,
+                              Representation::DenseCPU);
   {
     PyThreadState* state = PyEval_SaveThread();
     try {

@@ -62,9 +62,20 @@ PyObject* gen_manual_seed(PyObject* self, PyObject* seed) {
                  "manual_seed expected a long, but got %s", Py_TYPE(seed)->tp_name);
     return nullptr;
   }
-  // Negative seeds wrap to 64 bits, as upstream's unpacking does.
-  unsigned long long s = PyLong_AsUnsignedLongLongMask(seed);
-  if (s == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+  // As upstream: a seed in [0, 2**64) as unsigned, else one in [-2**63, 0) wrapped to 64 bits;
+  // anything wider is refused (ValueError), never masked.
+  unsigned long long s = PyLong_AsUnsignedLongLong(seed);
+  if (s == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(seed, &overflow);
+    if (v == -1 && PyErr_Occurred()) return nullptr;
+    if (overflow) {
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      return nullptr;
+    }
+    s = static_cast<unsigned long long>(v);
+  }
   std::lock_guard<std::mutex> lock(gen_of(self).mutex);
   gen_of(self).manual_seed(s);
   return Py_NewRef(self);

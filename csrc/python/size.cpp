@@ -80,11 +80,20 @@ PyObject* size_repeat(PyObject* self, Py_ssize_t n) {
   return wrap(PyTuple_Type.tp_as_sequence->sq_repeat(self, n));
 }
 
+// As upstream: each size must fit int64 (ValueError), and the product wraps as upstream's does.
 PyObject* size_numel(PyObject* self, PyObject*) {
-  long long n = 1;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); ++i)
-    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(self, i));
-  return PyLong_FromLongLong(n);
+  uint64_t n = 1;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); ++i) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(self, i), &overflow);
+    if (v == -1 && PyErr_Occurred()) return nullptr;
+    if (overflow) {
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      return nullptr;
+    }
+    n *= static_cast<uint64_t>(v);
+  }
+  return PyLong_FromLongLong(static_cast<long long>(n));
 }
 
 PyObject* size_reduce(PyObject* self, PyObject*) {

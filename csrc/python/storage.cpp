@@ -66,8 +66,11 @@ PyObject* storage_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   TN_PY_TRY
   if (!arg) return wrap(make<StorageImpl>(0, d, true), type);
   if (PyLong_Check(arg)) {
-    long long n = PyLong_AsLongLong(arg);
-    TN_CHECK_KIND(n >= 0, Value, "Storage size must be non-negative");
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (n == -1 && PyErr_Occurred()) return nullptr;
+    TN_CHECK_KIND(!overflow, Value, "Overflow when unpacking long long");
+    // A negative size wraps to a huge one, which cpu_alloc refuses as upstream's allocator.
     return wrap(make<StorageImpl>(static_cast<size_t>(n), d, true), type);
   }
   PyObject* seq = PySequence_Fast(arg, "UntypedStorage(): expected a size or a sequence");
@@ -174,7 +177,9 @@ int storage_setitem(PyObject* self, PyObject* key, PyObject* value) {
     PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);
     return -1;
   }
-  static_cast<uint8_t*>(s->data())[i] = static_cast<uint8_t>(PyLong_AsLong(value));
+  long v = PyLong_AsLong(value);  // wraps into a byte, as upstream (300 -> 44)
+  if (v == -1 && PyErr_Occurred()) return -1;
+  static_cast<uint8_t*>(s->data())[i] = static_cast<uint8_t>(v);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dispatch/kernel.h"
+#include "python/binder.h"
 #include "python/errors.h"
 #include "python/tensor.h"
 
@@ -34,6 +35,15 @@ Tensor advanced_index(PyObject* item) {
   return r;
 }
 
+// A Python int index or value as int64; ValueError past int64, as upstream's unpacking.
+int64_t index_int(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw PythonErrorSet();
+  TN_CHECK_KIND(!overflow, Value, "Overflow when unpacking long long");
+  return v;
+}
+
 bool is_advanced(PyObject* item) {
   return is_tensor(item) || PyList_Check(item) || PyBool_Check(item);
 }
@@ -56,7 +66,7 @@ Tensor apply_index(const Tensor& self, PyObject* items, std::vector<Tensor>* adv
   for (Py_ssize_t k = 0; k < n; ++k) {
     PyObject* it = PyTuple_GET_ITEM(items, k);
     if (PyLong_Check(it) && !PyBool_Check(it)) {
-      int64_t i = PyLong_AsLongLong(it);
+      int64_t i = index_int(it);
       int64_t size = cur->size(dim);
       TN_CHECK_KIND(i >= -size && i < size, Index, "index ", i, " is out of bounds for dimension ",
                     dim, " with size ", size);
@@ -122,7 +132,24 @@ Value index_list(const std::vector<Tensor>& adv) {
   return list;
 }
 
+// Upstream hands indexing of a tensor with __torch_function__ (a subclass, a mode) to
+// torch.overrides with Tensor.__getitem__ / __setitem__ as the public API, so s[0] of a
+// subclass comes back as the subclass. Returns nullptr with no error when not needed.
+PyObject* index_torch_function(const char* slot, PyObject* self, PyObject* const* args,
+                               Py_ssize_t nargs, bool* handled) {
+  *handled = torch_function_needed(self, args, nargs, nullptr);
+  if (!*handled) return nullptr;
+  PyObject* api = PyObject_GetAttrString(reinterpret_cast<PyObject*>(&TensorBaseType), slot);
+  if (!api) return nullptr;
+  PyObject* r = handle_torch_function(api, self, args, nargs, nullptr);
+  Py_DECREF(api);
+  return r;
+}
+
 PyObject* getitem(PyObject* self, PyObject* index) {
+  bool handled = false;
+  PyObject* r = index_torch_function("__getitem__", self, &index, 1, &handled);
+  if (handled) return r;
   TN_PY_TRY
   std::vector<Tensor> adv;
   bool has_adv = false;
@@ -141,6 +168,13 @@ int setitem(PyObject* self, PyObject* index, PyObject* value) {
     PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items");
     return -1;
   }
+  PyObject* args[2] = {index, value};
+  bool handled = false;
+  PyObject* r = index_torch_function("__setitem__", self, args, 2, &handled);
+  if (handled) {
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+  }
   TN_PY_TRY
   std::vector<Tensor> adv;
   bool has_adv = false;
@@ -151,7 +185,7 @@ int setitem(PyObject* self, PyObject* index, PyObject* value) {
   } else if (PyBool_Check(value)) {
     v = Value::of_scalar(Scalar::from_bool(value == Py_True));
   } else if (PyLong_Check(value)) {
-    v = Value::of_scalar(Scalar::from_int(PyLong_AsLongLong(value)));
+    v = Value::of_scalar(Scalar::from_int(index_int(value)));
   } else if (PyFloat_Check(value)) {
     v = Value::of_scalar(Scalar::from_double(PyFloat_AsDouble(value)));
   } else {

@@ -60,8 +60,15 @@ PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs
                  nargs == 1 ? " (position 1)" : "", Py_TYPE(dim)->tp_name);
     return nullptr;
   }
+  int overflow = 0;
+  long long given = PyLong_AsLongLongAndOverflow(dim, &overflow);
+  if (given == -1 && PyErr_Occurred()) return nullptr;
+  if (overflow) {
+    PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+    return nullptr;
+  }
   int64_t d;
-  if (!wrap_dim(PyLong_AsLongLong(dim), T(self)->dim(), &d)) return nullptr;
+  if (!wrap_dim(given, T(self)->dim(), &d)) return nullptr;
   if (T(self)->dim() == 0) {  // a scalar's size(0)/stride(0) is out of range upstream too
     PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions",
                  PyLong_AsLongLong(dim));
@@ -155,9 +162,11 @@ PyObject* element(TensorImpl* t, int64_t offset) {
 
 // The tensor whose bytes Python reads: t itself on the CPU; another device's tensor copied to
 // the host through its back end (aten::_to_copy, so the readback is counted); meta refused as
-// upstream's tolist() refuses it.
+// upstream's tolist() refuses it, and a tensor its storage no longer covers as upstream's.
 Tensor on_host(TensorImpl* t) {
   if (t->representation() == Representation::DenseCPU) {
+    TN_CHECK(t->storage_holds(), "tolist() shouldn't be called on a tensor with unallocated "
+             "storage");
     t->data_of(Representation::DenseCPU, "aten.tolist");  // refuses a storage without bytes
     return Tensor(t);
   }

@@ -9,6 +9,7 @@
 #include "core/half.h"
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/rules/elementwise.h"
 #include "python/device.h"
 #include "python/dtype.h"
 #include "python/errors.h"
@@ -129,9 +130,27 @@ struct Inferred {
 
 bool is_seq(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
 
+// Upstream's compute_sizes: the shape read along first elements, at most kMaxTensorDims deep
+// (ValueError "too many dimensions 'list'"); run before infer, so a list nested without end
+// is refused before anything recurses into it.
+constexpr size_t kMaxTensorDims = 128;
+void check_depth(PyObject* data) {
+  size_t nd = 0;
+  for (PyObject* cur = data; is_seq(cur); cur = PySequence_Fast_GET_ITEM(cur, 0)) {
+    TN_CHECK_KIND(++nd <= kMaxTensorDims, Value, "too many dimensions '", Py_TYPE(cur)->tp_name,
+                  "'");
+    if (PySequence_Fast_GET_SIZE(cur) == 0) break;
+  }
+}
+
 void infer(PyObject* o, size_t depth, Inferred* inf) {
   if (is_seq(o)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    TN_CHECK_KIND(depth < kMaxTensorDims, Value, "too many dimensions '", Py_TYPE(o)->tp_name,
+                  "'");
+    for (Py_ssize_t i = 0; i < n; ++i)
+      TN_CHECK_KIND(PySequence_Fast_GET_ITEM(o, i) != o, Type,
+                    "new(): self-referential lists are incompatible");
     if (depth == inf->sizes.size()) {
       inf->sizes.push_back(n);
     } else {
@@ -171,6 +190,20 @@ ScalarType inferred_dtype(const Inferred& inf) {
   return t;
 }
 
+// Upstream's names for the checked conversions of torch.tensor's elements.
+const char* element_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Short: return "int16";
+    case ScalarType::Int: return "int32";
+    default: return "int64";
+  }
+}
+
+// One Python number into an element of type T, refusing what upstream's unpacking refuses: an
+// int past int64 (ValueError) and, for integer types, a value out of range (RuntimeError;
+// negative values wrap into unsigned types, as upstream). Floating types take any value.
 template <typename T>
 void store(T* out, PyObject* o) {
   if (is_tensor(o)) {
@@ -180,16 +213,32 @@ void store(T* out, PyObject* o) {
     Py_DECREF(v);
     return;
   }
+  constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  Scalar s;
   if (PyFloat_Check(o)) {
-    *out = static_cast<T>(PyFloat_AS_DOUBLE(o));
+    s = Scalar::from_double(PyFloat_AS_DOUBLE(o));
+  } else if (!kIntegral && !std::is_same_v<T, bool>) {
+    double d = PyLong_AsDouble(o);  // OverflowError past double's range, as upstream
+    if (d == -1.0 && PyErr_Occurred()) throw PythonErrorSet();
+    *out = static_cast<T>(d);
+    return;
   } else {
-    long long v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      TN_FAIL(Runtime, "Overflow when unpacking long");
-    }
-    *out = static_cast<T>(v);
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) throw PythonErrorSet();
+    TN_CHECK_KIND(!overflow, Value, "Overflow when unpacking long long");
+    s = Scalar::from_int(v);
   }
+  if constexpr (kIntegral) {
+    ScalarType t = std::is_same_v<T, uint8_t>   ? ScalarType::Byte
+                   : std::is_same_v<T, int8_t>  ? ScalarType::Char
+                   : std::is_same_v<T, int16_t> ? ScalarType::Short
+                   : std::is_same_v<T, int32_t> ? ScalarType::Int
+                                                : ScalarType::Long;
+    TN_CHECK(!scalar_overflows(s, t), "value cannot be converted to type ", element_type_name(t),
+             " without overflow");
+  }
+  *out = s.is_floating() ? static_cast<T>(s.d) : static_cast<T>(s.i);
 }
 
 template <typename T>
@@ -204,6 +253,7 @@ void fill_from(PyObject* o, T*& out) {
 
 Tensor from_nested(PyObject* data, std::optional<ScalarType> dtype) {
   Inferred inf;
+  check_depth(data);
   infer(data, 0, &inf);
   ScalarType t = dtype.value_or(inferred_dtype(inf));
   Tensor r = empty_tensor(inf.sizes, t, Device{});
@@ -277,6 +327,21 @@ bool parse_options(PyObject* dtype, PyObject* device, PyObject* requires_grad, O
 // The tensor for `data` (copy = always copy; as_tensor shares when it can).
 Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
   if (is_tensor(data)) return convert(Tensor(impl_of(data)), o.dtype, o.device, copy);
+  // Upstream refuses bytes and str, and reads a bytearray as a sequence of Python ints.
+  TN_CHECK_KIND(!PyBytes_Check(data) && !PyUnicode_Check(data), Type,
+                "new(): invalid data type '", Py_TYPE(data)->tp_name, "'");
+  if (PyByteArray_Check(data)) {
+    PyObject* list = PySequence_List(data);
+    if (!list) throw PythonErrorSet();
+    try {
+      Tensor t = make_tensor(list, o, copy);
+      Py_DECREF(list);
+      return t;
+    } catch (...) {
+      Py_DECREF(list);
+      throw;
+    }
+  }
   if (!is_seq(data) && !PyLong_Check(data) && !PyFloat_Check(data) && !PyBool_Check(data) &&
       PyObject_CheckBuffer(data)) {
     bool ok;

@@ -11,10 +11,14 @@ void set_storage(const Tensor& self, const Storage& st, int64_t offset, Dims siz
   TN_CHECK(offset >= 0, key, ": Tensor: invalid storage offset ", offset);
   if (strides.empty()) strides = contiguous_strides(sizes);
   TN_CHECK(strides.size() == sizes.size(), key, ": mismatch in length of strides and shape");
+  for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  // Upstream grows the storage to what a new geometry needs (resize_impl_cpu_); one that is
+  // not resizable (a checkpoint's record, a numpy array's memory) refuses there. When the
+  // geometry is self's own, upstream resizes nothing and checks the bounds instead.
   size_t need = storage_bytes_needed(sizes, strides, offset, self->itemsize());
-  TN_CHECK(need <= st->nbytes(), "setStorage: sizes ", sizes.size(), "-d, storage offset ",
-           offset, " and itemsize ", self->itemsize(), " requiring a storage size of ", need,
-           " are out of bounds for storage of size ", st->nbytes());
+  bool same_geometry = sizes == self->sizes() && strides == self->strides();
+  if (need > st->nbytes() && !same_geometry) st->resize(need);
+  check_in_bounds(sizes, strides, offset, self->itemsize(), st->nbytes());
   Representation rep = representation_of(st->device().type);
   TN_CHECK(rep == self->representation(), key, ": storage on ", st->device().str(),
            " cannot back a tensor on ", self->device().str());

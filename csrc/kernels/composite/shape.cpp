@@ -4,6 +4,7 @@
 #include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/rules/reduce_rules.h"
 
 namespace tn {
 namespace {
@@ -199,9 +200,9 @@ void cat_out(Call& c) {
   const auto& ts = c.tensor_list(0);
   const Tensor& out = c.tensor(2);
   CatPlan p = plan_cat(ts, c.to_int(1));
-  TN_CHECK(can_cast(p.dtype, out->dtype()), "torch.cat(): input types can't be cast to the "
-           "desired output type ", info(out->dtype()).legacy_name);
-  resize_out(out, p.shape);
+  TN_CHECK_KIND(can_cast(p.dtype, out->dtype()), Type, "torch.cat(): input types can't be cast "
+                "to the desired output type ", enum_name(out->dtype()));
+  tn::resize_out(out, p.shape);  // upstream warns here (resize_output)
   cat_fill(out, ts, p);
   c.ret(out);
 }
@@ -305,7 +306,7 @@ template <const char* kInplace>
 void tri_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(2);
-  resize_out(out, self->sizes());
+  ops::resize_out(out, self->sizes());
   if (out.get() != self.get()) copy_(out, self);
   c.ret(call_tensor(kInplace, {t(out), c.arg(1)}));
 }

@@ -3,6 +3,7 @@
 // in door ops only (tn::call), so they serve every back end and every layer sees their pieces.
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -133,9 +134,17 @@ void functional_out(Call& c) {
   c.ret(write_out(c.tensor(N), call_tensor(Functional, std::move(args)), c.key()));
 }
 // In-place spellings (self is the accumulator): the functional result written back into self.
+// Upstream's in-place checks: self must already have the result's shape (it is never resized)
+// and no two of its elements may share memory (an expanded self).
 template <const char* Functional>
 void functional_inplace(Call& c) {
-  c.ret(write_out(c.tensor(0), call_tensor(Functional, c.args), c.key()));
+  const Tensor& self = c.tensor(0);
+  Tensor r = call_tensor(Functional, c.args);
+  TN_CHECK(self->sizes() == r->sizes(), "Bad in-place call: input tensor size ",
+           dims_str(self->sizes()), " and output tensor size ", dims_str(r->sizes()),
+           " should match");
+  check_no_internal_overlap(*self);
+  c.ret(write_out(self, r, c.key()));
 }
 constexpr char kMm[] = "aten::mm";
 constexpr char kBmm[] = "aten::bmm";

@@ -48,6 +48,9 @@ ReduceGeom reduce_geom(const Tensor& t, const std::vector<bool>& mask) {
 namespace tn {
 
 Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key) {
+  TN_CHECK(out->device().type == result->device().type, "Attempting to copy from device ",
+           result->device().str(), " to device ", out->device().str(),
+           ", but cross-device copies are not allowed!");
   TN_CHECK(can_cast(result->dtype(), out->dtype()), key, ": result type ",
            enum_name(result->dtype()), " can't be cast to the desired output type ",
            enum_name(out->dtype()));

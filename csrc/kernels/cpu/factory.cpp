@@ -5,6 +5,7 @@
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
 #include "kernels/dtype_dispatch.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/strided.h"
 
 namespace tn {
@@ -78,10 +79,15 @@ void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 void fill_scalar_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
+  if (self->dtype() != ScalarType::Bool) check_scalar_fits(c.scalar(1), self->dtype());
   fill_dense(self, c.scalar(1), c.key());
   c.ret(self);
 }
-void fill_scalar_meta(Call& c) { c.ret(c.tensor(0)); }
+void fill_scalar_meta(Call& c) {
+  ScalarType t = c.tensor(0)->dtype();
+  if (t != ScalarType::Bool) check_scalar_fits(c.scalar(1), t);
+  c.ret(c.tensor(0));
+}
 TN_REGISTER_KERNEL("aten::fill_.Scalar", DenseCPU, fill_scalar_cpu);
 TN_REGISTER_KERNEL("aten::fill_.Scalar", Meta, fill_scalar_meta);
 

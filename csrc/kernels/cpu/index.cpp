@@ -39,9 +39,13 @@ void index_select_fill(const Tensor& out, const Tensor& self, int64_t d, const T
   const char* key = "aten::index_select";
   auto idx = read_indices(index, index->sizes(), key);
   int64_t size = self->dim() == 0 ? 1 : self->size(d);
-  for (int64_t i : idx)
+  // Upstream's 1-d path (index_select_out_cpu_'s vector case) raises IndexError; others its
+  // RuntimeError.
+  for (int64_t i : idx) {
+    TN_CHECK_KIND(self->dim() > 1 || (i >= 0 && i < size), Index, "index out of range in self");
     TN_CHECK(i >= 0 && i < size, "INDICES element is out of DATA bounds, id=", i, " axis_dim=",
              size);
+  }
   if (self->dim() == 0) {
     if (!idx.empty()) copy_dense_cpu(out, self, key);
     return;

@@ -37,6 +37,17 @@ int64_t check_layer_norm(const Tensor& x, const Dims& ns, const Tensor* w, const
            "], but got input of size", dims_str(x->sizes()));
   TN_CHECK_KIND(is_floating(x->dtype()), NotImplemented,
                 "\"LayerNormKernelImpl\" not implemented for '", enum_name(x->dtype()), "'");
+  // Upstream's CPU kernel takes float parameters for a reduced-precision input ("mixed
+  // dtype") and otherwise parameters of the input's dtype, the weight checked before the bias.
+  for (const Tensor* p : {w, b}) {
+    if (!p) continue;
+    bool mixed = x->dtype() != ScalarType::Float && x->dtype() != ScalarType::Double &&
+                 (*p)->dtype() == ScalarType::Float;
+    TN_CHECK(mixed || (*p)->dtype() == x->dtype() || p == b,
+             "mixed dtype (CPU): expect parameter to have scalar type of ", enum_name(x->dtype()));
+    TN_CHECK(mixed || (*p)->dtype() == x->dtype(), "expected scalar type ", enum_name(x->dtype()),
+             " but found ", enum_name((*p)->dtype()));
+  }
   return axis;
 }
 

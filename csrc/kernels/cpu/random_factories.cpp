@@ -7,6 +7,7 @@
 #include "core/promotion.h"
 #include "kernels/cpu/random.h"
 #include "kernels/dtype_dispatch.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn {
 namespace {
@@ -163,6 +164,9 @@ void randperm_impl(Call& c) {
   TN_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   Tensor t = empty_from_options(c, {n}, kGen >= 0 ? 2 : 1, ScalarType::Long);
   check_randperm_precision(n, t->dtype());
+  // The largest value, n - 1, must fit the dtype (uint8 holds a permutation of 256, not 257).
+  if (n > 0 && t->dtype() != ScalarType::Bool)
+    check_scalar_fits(Scalar::from_int(n - 1), t->dtype());
   if (t->representation() == Representation::Meta) return c.ret(t);
   Generator& g = kGen >= 0 ? generator_arg(c, kGen) : default_generator();
   const std::string& key = c.key();

@@ -10,6 +10,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/copy.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn {
 namespace {
@@ -136,6 +137,8 @@ TN_REGISTER_KERNEL("aten::arange.start_out", Meta, arange_start_out);
 
 // linspace values into out (steps elements, any strides); see the file header for the formula.
 void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, const char* key) {
+  check_scalar_fits(start, out->dtype());  // upstream converts both ends to the dtype first
+  check_scalar_fits(end, out->dtype());
   dispatch_dtype(out->dtype(), key, [&](auto z) {
     using T = decltype(z);
     using S = std::conditional_t<std::is_integral_v<T>, double, T>;  // upstream's step_t

@@ -1,4 +1,5 @@
 // The shared elementwise rule (see elementwise.h): operands, dtypes, broadcasting, outputs.
+#include "core/warning.h"
 #include "kernels/rules/elementwise.h"
 
 #include <algorithm>
@@ -288,6 +289,7 @@ Dims ew_output_strides(const EwSpec& s) {
 
 void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides) {
   if (out.sizes() == shape) return;
+  if (out.numel() != 0) warn(resized_output_warning(dims_str(out.sizes()), dims_str(shape)));
   size_t need = storage_bytes_needed(shape, strides, out.storage_offset(), out.itemsize());
   if (out.storage()->nbytes() < need) out.storage()->resize(need);
   out.set_sizes_strides(shape, strides, out.storage_offset());
@@ -388,7 +390,12 @@ void dtype_range(ScalarType t, double* lo, double* hi) {
 }  // namespace
 
 void check_scalar_fits(const Scalar& s, ScalarType t) {
-  if (s.is_bool() || t == ScalarType::Double) return;
+  TN_CHECK(!scalar_overflows(s, t), "value cannot be converted to type ", scalar_cpp_name(t),
+           " without overflow");
+}
+
+bool scalar_overflows(const Scalar& s, ScalarType t) {
+  if (s.is_bool() || t == ScalarType::Double) return false;
   double lo, hi;
   dtype_range(t, &lo, &hi);
   bool overflows;
@@ -403,11 +410,10 @@ void check_scalar_fits(const Scalar& s, ScalarType t) {
     if (t == ScalarType::Long) overflows = false;
   } else {
     double v = s.d;
-    if (std::isinf(v) && is_floating(t)) return;
+    if (std::isinf(v) && is_floating(t)) return false;
     overflows = std::isnan(v) ? !is_floating(t) : (v < lo || v > hi);
   }
-  TN_CHECK(!overflows, "value cannot be converted to type ", scalar_cpp_name(t),
-           " without overflow");
+  return overflows;
 }
 
 // --- the ops' own checks ---------------------------------------------------------------------

@@ -131,6 +131,8 @@ void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides);
 // Upstream's Scalar::to<T>() range check ("value cannot be converted to type int8_t without
 // overflow"), for ops that convert a Scalar argument to the computed dtype (clamp).
 void check_scalar_fits(const Scalar& s, ScalarType t);
+// The test check_scalar_fits makes, for callers that name the type their own way.
+bool scalar_overflows(const Scalar& s, ScalarType t);
 
 // --- the ops' own checks (EwRule::pre / post), in upstream's words -----------------------------
 

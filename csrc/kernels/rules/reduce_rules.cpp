@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "kernels/rules/elementwise.h"
+
 namespace tn {
 
 int64_t wrap_dim(int64_t d, int64_t ndim) {
@@ -78,11 +80,7 @@ Tensor expand_view(const Tensor& t, const Dims& sizes) {
 }
 
 void resize_out(const Tensor& out, const Dims& sizes) {
-  if (out->sizes() == sizes) return;
-  Dims strides = contiguous_strides(sizes);
-  size_t need = storage_bytes_needed(sizes, strides, out->storage_offset(), out->itemsize());
-  if (out->storage()->nbytes() < need) out->storage()->resize(need);
-  out->set_sizes_strides(sizes, strides, out->storage_offset());
+  resize_output(*out, sizes, contiguous_strides(sizes));
 }
 
 }  // namespace tn

@@ -87,9 +87,7 @@ void view_dtype(Call& c) {
       offset /= r;
     }
   }
-  Tensor v = make_view(self, sizes, strides, offset);
-  v->set_dtype(to);
-  c.ret(v);
+  c.ret(make_view(self, sizes, strides, offset, to));
 }
 TN_REGISTER_COMPOSITE("aten::view.dtype", view_dtype);
 
@@ -104,13 +102,7 @@ void as_strided(Call& c) {
     TN_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
              dims_str(strides));
   for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
-  TN_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
-  size_t need = storage_bytes_needed(sizes, strides, offset, self->itemsize());
-  TN_CHECK(need <= self->storage()->nbytes(), "setStorage: sizes ", dims_str(sizes), ", strides ",
-           dims_str(strides), ", storage offset ", offset, ", and itemsize ", self->itemsize(),
-           " requiring a storage size of ", need, " are out of bounds for storage of size ",
-           self->storage()->nbytes());
-  c.ret(make_view(self, sizes, strides, offset));
+  c.ret(make_view(self, sizes, strides, offset));  // checked against the storage there
 }
 TN_REGISTER_COMPOSITE("aten::as_strided", as_strided);
 
@@ -237,8 +229,11 @@ void squeeze_dim(Call& c) {
 void squeeze_dims_op(Call& c) {
   const Tensor& self = c.tensor(0);
   std::vector<bool> drop(self->dim(), false);
+  std::vector<bool> seen(std::max<int64_t>(self->dim(), 1), false);
   for (int64_t d : c.int_list(1)) {
     int64_t w = wrap_dim(d, self->dim());
+    TN_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
     if (self->dim() > 0) drop[w] = true;
   }
   c.ret(squeeze_dims(self, drop));
@@ -466,6 +461,7 @@ void unfold(Call& c) {
   int64_t d = wrap_dim(c.to_int(1), self->dim());
   int64_t size = c.to_int(2), step = c.to_int(3);
   int64_t here = self->dim() == 0 ? 1 : self->size(d);
+  TN_CHECK(size >= 0, "size is ", size, " but must be >= 0");
   TN_CHECK(size <= here, "maximum size for tensor at dimension ", d, " is ", here,
            " but size is ", size);
   TN_CHECK(step > 0, "step is ", step, " but must be > 0");
