@@ -33,6 +33,7 @@ test: build
 	TORCHNATIVE_TEST_BACKEND=1 $(BUILD_DIR)/tn_core_tests --gtest_brief=1
 	$(BUILD_DIR)/tn_core_tests --gtest_brief=1 --gtest_filter='Backend.AnUnavailable*'
 	$(PY) -m pytest -q tests
+	$(MAKE) --no-print-directory asan
 
 demo: build
 	$(PY) -m torchnative demo
@@ -48,13 +49,15 @@ agree: build
 fuzz: build
 	$(PY) -m torchnative.fuzz
 
-# Our _C and the C++ tests under AddressSanitizer, built apart in build-asan (no ccache: its
-# objects would not be shared with build/), then the C++ tests and tests/hardening under it.
+# Our _C and the C++ tests under AddressSanitizer, built apart in build-asan (through ccache
+# too: its objects are cached under their own flags), then the C++ tests and the Python tests
+# of bad input and of the door under it (tests/hardening/run_asan.sh).
 ASAN_DIR := build-asan
 asan: setup
 	@set -e; \
 	if [ ! -f $(ASAN_DIR)/build.ninja ]; then \
 	    cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DTN_ASAN=ON \
+	        -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
 	        -DPython3_EXECUTABLE=$(CURDIR)/$(PY); \
 	fi; \
 	cmake --build $(ASAN_DIR)

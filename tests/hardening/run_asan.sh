@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the C++ tests and tests/hardening against an AddressSanitizer build of our _C (`make asan`).
+# Runs the C++ tests, tests/hardening and tests/door against an AddressSanitizer build of our _C
+# (`make asan`; `make test` runs it after the plain suite).
 # CPython itself is not instrumented, so libasan (and libstdc++, see below) is preloaded into
 # every interpreter the tests start, upstream's too, harmlessly; leaks are not checked (CPython
 # never frees everything), and allocations too large to make return NULL, so that our refusal,
@@ -23,4 +24,7 @@ export TN_ASAN=1
 "$ASAN_DIR"/tn_core_tests --gtest_brief=1
 ln -sfnr "$ASAN_DIR/_C$SUFFIX" "$LINK"
 trap 'ln -sfnr "build/_C$SUFFIX" "$LINK"' EXIT
-LD_PRELOAD="$LIBASAN $LIBSTDCXX" .venv/bin/python -m pytest -q tests/hardening "${@:2}"
+# tests/fuzz is not run here: its children cap their address space (RLIMIT_AS), which ASan's
+# shadow memory cannot live under.
+LD_PRELOAD="$LIBASAN $LIBSTDCXX" .venv/bin/python -m pytest -q tests/hardening tests/door \
+    "${@:2}"

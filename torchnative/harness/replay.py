@@ -141,9 +141,8 @@ def meta_differential(case: dict) -> dict | None:
             return ["raises", type(e).__name__, str(e)[:200]]
 
     cpu, meta = run(False), run(True)
-    if cpu[0] == "returns" and meta[0] == "raises" and any(
-            m in meta[2] for m in _DATA_DEPENDENT):
-        return {"verdict": "data-dependent"}
+    if meta[0] == "raises" and any(m in meta[2] for m in _DATA_DEPENDENT):
+        return {"verdict": "data-dependent"}  # whatever CPU did with the values
     same = cpu[:2] == meta[:2]
     return {"verdict": "same" if same else "mismatch", "cpu": cpu[:2], "meta": meta[:3]}
 
@@ -159,6 +158,8 @@ def run_entry(draw_file: str, result_file: str, start: int) -> None:
             ours = run_case(case)
             try:
                 meta = meta_differential(case)
+            except NotImplementedError:  # its inputs cannot be built here (complex dtypes)
+                meta = {"verdict": "not built"}
             except Exception as e:  # noqa: BLE001 - the harness's own failure, reported
                 meta = {"verdict": "harness", "error": f"{type(e).__name__}: {e}"[:300]}
             codec.append_record(f, {"index": i, "id": case["id"], "ours": ours, "meta": meta,

@@ -235,7 +235,8 @@ def write_report(s: dict, path: Path) -> None:
               "number) is data-dependent and not compared, as upstream's meta kernels refuse it.",
               "", f"**Mismatches: {mc.get('mismatch', 0) + mc.get('harness', 0)}** "
               f"(same {mc.get('same', 0)}, data-dependent {mc.get('data-dependent', 0)}, "
-              f"no tensor argument {mc.get('no tensor argument', 0)}).", ""]
+              f"no tensor argument {mc.get('no tensor argument', 0)}, inputs not built "
+              f"{mc.get('not built', 0)}).", ""]
     if s["meta"]["mismatches"]:
         lines += ["| case | CPU | meta |", "|---|---|---|"]
         for m in s["meta"]["mismatches"]:

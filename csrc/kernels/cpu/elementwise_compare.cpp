@@ -132,25 +132,41 @@ void bitwise_not_compute(EwIter& it, const Call&) {
   });
 }
 
+// The bitwise ops' dtype check, in the rule (once the output is settled, where the compute made
+// it) so that Meta refuses what CPU refuses: upstream's
+// CPU kernel names itself (NotImplementedError: "bitwise_xor_cpu" not implemented for 'Float').
+void check_bitwise(const Call& c, const EwSpec& s) {
+  if (!is_floating(s.common) && !info(s.common).is_complex) return;
+  std::string op = c.op->name;
+  const char* kernel = op.find("xor") != std::string::npos  ? "bitwise_xor_cpu"
+                       : op.find("and") != std::string::npos ? "bitwise_and_cpu"
+                                                             : "bitwise_or_cpu";
+  TN_FAIL(NotImplemented, "\"", kernel, "\" not implemented for '", c10_dtype_name(s.common), "'");
+}
+
 constexpr EwRule kBin = ew_rule(2, V::Functional, D::Common, O::SafeCast);
 constexpr EwRule kBinI = ew_rule(2, V::InPlace, D::Common, O::SafeCast);
 constexpr EwRule kBinO = ew_rule(2, V::Out, D::Common, O::SafeCast);
 constexpr EwRule kBinOX = ew_rule(2, V::Out, D::Common, O::Exact);
+constexpr EwRule kBit = ew_rule(2, V::Functional, D::Common, O::SafeCast, nullptr, check_bitwise);
+constexpr EwRule kBitI = ew_rule(2, V::InPlace, D::Common, O::SafeCast, nullptr, check_bitwise);
+constexpr EwRule kBitO = ew_rule(2, V::Out, D::Common, O::SafeCast, nullptr, check_bitwise);
+constexpr EwRule kBitOX = ew_rule(2, V::Out, D::Common, O::Exact, nullptr, check_bitwise);
 
 // bitwise_and and its Python-operator spellings (__and__, __iand__).
 #define TN_BITWISE(name, dunder, idunder, compute)                                  \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor", kBin, compute);                  \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar", kBin, compute);                  \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor", kBin, compute);           \
-  TN_REGISTER_ELEMENTWISE("aten::" name "_.Tensor", kBinI, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" name "_.Scalar", kBinI, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor_out", kBinO, compute);             \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_out", kBinO, compute);             \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor_out", kBinOX, compute);     \
-  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Tensor", kBin, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Scalar", kBin, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Tensor", kBinI, compute);              \
-  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Scalar", kBinI, compute)
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor", kBit, compute);                  \
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar", kBit, compute);                  \
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor", kBit, compute);           \
+  TN_REGISTER_ELEMENTWISE("aten::" name "_.Tensor", kBitI, compute);                \
+  TN_REGISTER_ELEMENTWISE("aten::" name "_.Scalar", kBitI, compute);                \
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor_out", kBitO, compute);             \
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_out", kBitO, compute);             \
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor_out", kBitOX, compute);     \
+  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Tensor", kBit, compute);                \
+  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Scalar", kBit, compute);                \
+  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Tensor", kBitI, compute);              \
+  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Scalar", kBitI, compute)
 
 TN_BITWISE("bitwise_and", "__and__", "__iand__", bitwise_and_compute);
 TN_BITWISE("bitwise_or", "__or__", "__ior__", bitwise_or_compute);
