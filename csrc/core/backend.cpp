@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/storage.h"
 
 namespace tn {
 namespace {
@@ -25,7 +26,17 @@ Row* rows() {
 
 Row& row(DeviceType t) { return rows()[static_cast<int>(t)]; }
 
+struct HostAllocator final : Allocator {
+  void* allocate(size_t nbytes) override { return cpu_alloc(nbytes); }
+  void release(void* p, size_t) override { cpu_free(p); }
+};
+
 }  // namespace
+
+Allocator& host_allocator() {
+  static HostAllocator allocator;
+  return allocator;
+}
 
 void register_backend(const Backend& b) {
   Row& r = row(b.type);

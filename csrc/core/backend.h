@@ -22,6 +22,10 @@ struct Allocator {
   virtual void release(void* p, size_t nbytes) = 0;
 };
 
+// Host memory (cpu_alloc, 64-byte aligned): the CPU back end's allocator, and any back end's
+// whose device memory is host memory (the test back end's).
+Allocator& host_allocator();
+
 // A probe's answer: which probe said it, and why not when it is unavailable.
 struct Availability {
   bool available = false;

@@ -10,11 +10,7 @@ are listed in docs/ARCHITECTURE.md, "Not built yet".
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from helpers import OURS, UPSTREAM, run_json
+from tests.door import _both
 
 PRELUDE = r'''
 import json, torch
@@ -42,8 +38,7 @@ def case(name, fn):
 
 
 def both(body: str):
-    code = PRELUDE + body + "\nprint(json.dumps(out))\n"
-    return run_json(OURS, code), run_json(UPSTREAM, code)
+    return _both.both(PRELUDE, body)
 
 
 def test_a_logging_mode_sees_upstreams_aten_sequence():

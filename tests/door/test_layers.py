@@ -9,11 +9,7 @@ require grad (the Autograd layer) exactly where upstream's do.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from helpers import OURS, UPSTREAM, run_json
+from tests.door import _both
 
 PRELUDE = r'''
 import json, torch
@@ -29,8 +25,7 @@ def case(name, fn):
 
 
 def both(body: str):
-    code = PRELUDE + body + "\nprint(json.dumps(out))\n"
-    return run_json(OURS, code), run_json(UPSTREAM, code)
+    return _both.both(PRELUDE, body)
 
 
 def test_composites_are_views_exactly_where_upstreams_are():

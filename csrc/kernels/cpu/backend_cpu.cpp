@@ -3,25 +3,18 @@
 #include <cstring>
 
 #include "core/backend.h"
-#include "core/storage.h"
 
 namespace tn {
 namespace {
-
-struct CpuAllocator final : Allocator {
-  void* allocate(size_t nbytes) override { return cpu_alloc(nbytes); }
-  void release(void* p, size_t) override { cpu_free(p); }
-};
 
 void host_copy(void* dst, const void* src, size_t nbytes) { std::memmove(dst, src, nbytes); }
 void no_sync() {}
 Availability always() { return {true, "cpu: always present", ""}; }
 
 Backend make_cpu() {
-  static CpuAllocator allocator;
   Backend b;
   b.type = DeviceType::CPU;
-  b.allocator = &allocator;
+  b.allocator = &host_allocator();
   b.copy_from_host = host_copy;
   b.copy_to_host = host_copy;
   b.copy_on_device = host_copy;

@@ -8,15 +8,9 @@
 #include <cstring>
 
 #include "core/backend.h"
-#include "core/storage.h"
 
 namespace tn {
 namespace {
-
-struct TestAllocator final : Allocator {
-  void* allocate(size_t nbytes) override { return cpu_alloc(nbytes); }
-  void release(void* p, size_t) override { cpu_free(p); }
-};
 
 void move_bytes(void* dst, const void* src, size_t nbytes) { std::memmove(dst, src, nbytes); }
 void no_sync() {}
@@ -29,10 +23,9 @@ Availability probe() {
 }
 
 Backend make_test_backend() {
-  static TestAllocator allocator;
   Backend b;
   b.type = DeviceType::PrivateUse1;
-  b.allocator = &allocator;
+  b.allocator = &host_allocator();
   b.copy_from_host = move_bytes;
   b.copy_to_host = move_bytes;
   b.copy_on_device = move_bytes;
