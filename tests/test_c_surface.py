@@ -24,7 +24,7 @@ def test_placeholder_refuses_by_name_when_called_and_tested():
         """
         out = {}
         f = C._jit_pass_lint                        # a stub function with no implementation
-        v = C._after_ADInplaceOrView_keyset          # a stub value with no implementation
+        v = C._GLIBCXX_USE_CXX11_ABI                 # a stub value with no implementation
         out["kind"] = type(f).__name__
         for what, action in (("call", lambda: f()), ("value-call", lambda: v()),
                              ("value-bool", lambda: bool(v))):
@@ -39,7 +39,7 @@ def test_placeholder_refuses_by_name_when_called_and_tested():
     assert got["kind"] == "builtin_function_or_method", got
     assert "torch._C._jit_pass_lint" in got["call"] and "not implemented" in got["call"], got
     for what in ("value-call", "value-bool"):
-        assert "torch._C._after_ADInplaceOrView_keyset" in got[what], got
+        assert "torch._C._GLIBCXX_USE_CXX11_ABI" in got[what], got
         assert "not implemented" in got[what], got
 
 

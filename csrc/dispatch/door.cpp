@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -71,8 +72,19 @@ struct Fallback {
   bool (*applies)(int) = nullptr;
 };
 
+// A slot's run-time registrations (torch.library's), newest last; the newest is the slot's
+// kernel, and removing it brings back the one it hid (handle 0: the kernel the slot held before
+// its first override).
+struct Registration {
+  int handle;
+  Kernel kernel;
+  std::string source;
+};
+
 struct Door {
   std::atomic<OpTable*> chunks[kMaxChunks]{};
+  std::map<std::pair<int, int>, std::vector<Registration>> overrides;
+  int next_handle = 1;
   std::array<Fallback, kNumDispatchKeys> fallbacks{};
   std::atomic<bool> all_resolved{false};
   size_t resolved = 0;  // how many of pending() are in the tables
@@ -140,7 +152,10 @@ void compute_table(int op, OpTable& t) {
     auto key = static_cast<DispatchKey>(k);
     Kernel chosen;
     if (k < kNumDeviceTypes) {
-      if (t.rule) {
+      if (t.rule && !t.sources[k].empty()) {
+        // A run-time kernel (torch.library's) replaces the op there, rule and compute alike.
+        chosen = t.registered[k];
+      } else if (t.rule) {
         // Structured: the rule, then this back end's compute; Meta's compute is nothing. A back
         // end without a compute keeps an empty slot and is refused by name.
         if (t.computes[k]) chosen = Kernel{t.registered[k].fn, t.rule, nullptr};
@@ -235,6 +250,17 @@ const OpTable& op_table_checked(int op) {
 
 [[noreturn]] void refuse(const Call& call, Representation rep, const Tensor* first) {
   std::ostringstream os;
+  if (call.op->library >= 0 && rep == Representation::Meta) {
+    // An op a torch.library defined: the gap is its author's, told in upstream's words.
+    os << call.op->ns << "::" << call.op->name << (call.op->overload[0] ? "." : "")
+       << call.op->overload << ": attempted to run this operator with Meta tensors, but there "
+       << "was no fake impl or Meta kernel registered. You may have run into this message while "
+       << "using an operator with PT2 compilation APIs (torch.compile/torch.export); in order "
+       << "to use this operator with those APIs you'll need to add a fake impl. Please see the "
+       << "following for next steps:  "
+       << "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html";
+    throw Error(ErrorKind::NotImplemented, os.str());
+  }
   os << call.key() << " has no kernel in torchnative for " << representation_name(rep)
      << " tensors";
   if (first) os << " of dtype " << name((*first)->dtype());
@@ -355,8 +381,9 @@ void run_key(Call& call, const OpTable& t, KeySet ks, const Tensor* first) {
   call.context = saved_context;
 }
 
-std::vector<Value> run(Call& call) {
+std::vector<Value> run(Call& call, const KeySet* keys = nullptr) {
   const Tensor* first = choose_backend(call);
+  if (keys) call.keys = *keys;  // a redispatch: the caller's key set, not the thread's
   run_key(call, op_table_checked(call.op_index), call.keys, first);
   return std::move(call.results);
 }
@@ -408,6 +435,60 @@ void register_kernel(int op, KernelSlot slot, Kernel k, const std::string& sourc
   compute_table(op, t);
 }
 
+int override_kernel(int op, KernelSlot slot, Kernel k, const std::string& source,
+                    std::string* hidden) {
+  Door& d = door();
+  op_table(op);
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (slot == KernelSlot::Composite)
+    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
+                                            : KernelSlot::CompositeExplicit;
+  OpTable& t = table_locked(op);
+  int s = static_cast<int>(slot);
+  auto& stack = d.overrides[{op, s}];
+  bool had = !t.registered[s].empty() || (is_backend_slot(s) && t.computes[s]);
+  if (stack.empty() && had) stack.push_back({0, t.registered[s], t.sources[s]});
+  if (hidden) {
+    hidden->clear();
+    if (!stack.empty())
+      *hidden = stack.back().source.empty() ? "torchnative's own kernels" : stack.back().source;
+  }
+  int handle = d.next_handle++;
+  stack.push_back({handle, k, source});
+  t.registered[s] = k;
+  t.sources[s] = source;
+  t.any = true;
+  compute_table(op, t);
+  return handle;
+}
+
+void remove_kernel(int op, KernelSlot slot, int handle) {
+  Door& d = door();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (slot == KernelSlot::Composite)
+    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
+                                            : KernelSlot::CompositeExplicit;
+  int s = static_cast<int>(slot);
+  auto it = d.overrides.find({op, s});
+  if (it == d.overrides.end()) return;
+  auto& stack = it->second;
+  for (size_t i = 0; i < stack.size(); ++i)
+    if (stack[i].handle == handle) {
+      stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  OpTable& t = table_locked(op);
+  if (stack.empty() || (stack.size() == 1 && stack[0].handle == 0)) {
+    t.registered[s] = stack.empty() ? Kernel{} : stack[0].kernel;
+    t.sources[s] = stack.empty() ? std::string() : stack[0].source;
+    d.overrides.erase(it);
+  } else {
+    t.registered[s] = stack.back().kernel;
+    t.sources[s] = stack.back().source;
+  }
+  compute_table(op, t);
+}
+
 void deregister_kernel(int op, KernelSlot slot) {
   Door& d = door();
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
@@ -427,9 +508,21 @@ void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int)) {
   }
 }
 
-bool has_kernel_for_key(int op, KernelSlot slot) {
+bool has_kernel_for_key(int op, KernelSlot slot, bool own_only) {
   const OpTable& t = op_table(op);
-  return !t.registered[static_cast<int>(slot)].empty();
+  int s = static_cast<int>(slot);
+  if (own_only && !t.sources[s].empty()) {
+    // A run-time registration fills the slot; what it hid may be ours.
+    auto it = door().overrides.find({op, s});
+    return it != door().overrides.end() && !it->second.empty() && it->second[0].handle == 0 &&
+           it->second[0].source.empty();
+  }
+  if (slot == KernelSlot::Composite)
+    return !t.registered[static_cast<int>(KernelSlot::CompositeImplicit)].empty() ||
+           !t.registered[static_cast<int>(KernelSlot::CompositeExplicit)].empty();
+  // A structured op has its rule on Meta and a kernel wherever it has a compute.
+  if (t.rule && is_backend_slot(s) && (t.computes[s] || slot == KernelSlot::Meta)) return true;
+  return !t.registered[s].empty();
 }
 
 bool has_kernel(int op, Representation rep) {
@@ -465,7 +558,7 @@ std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   return run(call);
 }
 
-std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args) {
+std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args, const KeySet* keys) {
   Call call;
   call.op_index = op_index;
   call.op = &all_ops()[op_index];
@@ -479,7 +572,7 @@ std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args) {
       to.swap(call.args);
     }
   } give_back{call, args};
-  return run(call);
+  return run(call, keys);
 }
 
 // resolve_key for call(): remembered per key pointer (composites pass string literals), checked

@@ -118,14 +118,23 @@ struct KernelRegistrar {
 // (or, for KernelSlot::Composite, where upstream places the op's composite). `source` names
 // where it came from; a slot that already holds a kernel is an error naming both sources.
 void register_kernel(int op_index, KernelSlot slot, Kernel k, const std::string& source);
-// Empties a slot register_kernel filled (Library.reset / its destruction).
+// Empties a slot register_kernel filled.
 void deregister_kernel(int op_index, KernelSlot slot);
+// torch.library's registration (Library.impl): as upstream's dispatcher, a kernel already in
+// the slot is hidden, not refused (`hidden` gets its source, empty when the slot was empty, so
+// the caller can warn as upstream does), and comes back when this one is removed. On a
+// structured op's back-end slot the kernel replaces rule and compute. Returns the handle for
+// remove_kernel (Library.reset / the library's destruction).
+int override_kernel(int op_index, KernelSlot slot, Kernel k, const std::string& source,
+                    std::string* hidden);
+void remove_kernel(int op_index, KernelSlot slot, int handle);
 // A layer's kernel for every op that `applies` selects (the Autograd layer's marking, the
 // ADInplaceOrView layer's version bumps, the Python key's handler). An op's own kernel for that
 // key wins over the fallback.
 void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int op_index));
 // Does op i run a kernel of its own (not a fallback) at this key? (torch.library's queries.)
-bool has_kernel_for_key(int op_index, KernelSlot slot);
+// With own_only, only torchnative's static kernels count (not torch.library's).
+bool has_kernel_for_key(int op_index, KernelSlot slot, bool own_only = false);
 
 // Runs the kernel of the highest key below `below` in call.keys (a layer's "call the rest").
 void redispatch_below(Call& call, DispatchKey below);
@@ -145,7 +154,10 @@ const std::vector<std::string>& kernel_registration_errors();
 std::vector<Value> dispatch(int op_index, std::vector<Value> args);
 // The same, with the arguments' vector lent rather than given: it comes back empty but with its
 // capacity, so a caller that binds many calls (the Python binder) allocates it once.
-std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args);
+// With `keys`, the call runs on that key set instead of its tensors' and the thread's (a
+// Python kernel's OpOverload.redispatch(keyset, ...)).
+std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args,
+                                 const KeySet* keys = nullptr);
 // Convenience for composites: tn::call("aten::mm", {Value::of(a), Value::of(b)}) fills in
 // defaults for missing trailing arguments from the schema.
 std::vector<Value> call(const char* op_key, std::vector<Value> args);

@@ -661,6 +661,56 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
   return true;
 }
 
+// Why a torch.ops call (schema names, one overload) does not fit its schema, in the words of
+// upstream's JIT argument matcher (a RuntimeError there, not the TypeError of torch.X).
+std::string schema_mismatch(const FunctionSchema& s, const OpInfo& op, PyObject* const* args,
+                            Py_ssize_t nargs, PyObject* kwnames) {
+  std::string qual = std::string(op.ns) + "::" + op.name;
+  std::string decl = s.str();
+  size_t n = s.arguments.size(), npositional = 0;
+  for (const Argument& a : s.arguments) npositional += !a.kwarg_only;
+  if (static_cast<size_t>(nargs) > n)
+    return qual + "() expected at most " + std::to_string(n) + " argument(s) but received " +
+           std::to_string(nargs) + " argument(s). Declaration: " + decl;
+  if (static_cast<size_t>(nargs) > npositional)
+    return qual + "() takes " + std::to_string(npositional) + " positional argument(s) but " +
+           std::to_string(nargs) + " was/were given.  Declaration: " + decl;
+  auto mismatch = [&](const Argument& a, PyObject* v, size_t position) {
+    std::string type = a.type.base == "Scalar" && !a.type.is_list ? "number" : a.type.str();
+    PyObject* r = PyObject_Repr(v);
+    std::string value = r ? PyUnicode_AsUTF8(r) : "?";
+    Py_XDECREF(r);
+    PyErr_Clear();
+    return qual + "() Expected a value of type '" + type + "' for argument '" + a.name +
+           "' but instead found type '" + Py_TYPE(v)->tp_name + "'.\nPosition: " +
+           std::to_string(position) + "\nValue: " + value + "\nDeclaration: " + decl;
+  };
+  std::vector<bool> given(n, false);
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    Value v;
+    given[i] = true;
+    if (!to_value(args[i], s.arguments[i], &v)) return mismatch(s.arguments[i], args[i], i);
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    const char* kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    size_t i = 0;
+    while (i < n && s.arguments[i].name != kw) ++i;
+    if (i == n)
+      return "Unknown keyword argument '" + std::string(kw) + "' for operator '" + qual +
+             "'. Schema: " + decl;
+    Value v;
+    given[i] = true;
+    if (!to_value(args[nargs + k], s.arguments[i], &v))
+      return mismatch(s.arguments[i], args[nargs + k], i);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!given[i] && !s.arguments[i].default_text)
+      return qual + "() is missing value for argument '" + s.arguments[i].name +
+             "'. Declaration: " + decl;
+  return qual + "() could not bind its arguments. Declaration: " + decl;
+}
+
 std::string describe_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                           PyObject* kwnames) {
   std::string s = "(";
@@ -807,7 +857,7 @@ const std::vector<Overload>& python_overloads(bool is_method, const std::string&
 
 PyObject* call_overloads(const char* display_name, const std::vector<Overload>& overloads,
                          PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                         PyObject* kwnames, bool schema_names) {
+                         PyObject* kwnames, bool schema_names, const KeySet* keys) {
   bool with_out = out_given(args, nargs, kwnames);
   Bound b;
   // The argument vector is lent to the door and comes back empty with its capacity, kept per
@@ -843,6 +893,17 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     }
   }
   if (chosen >= 0 && t_wide.kind != WideInt::None) return raise_wide_int(display_name);
+  if (chosen < 0 && schema_names) {
+    std::string msg;
+    for (const Overload& o : overloads) {
+      std::string why = schema_mismatch(schema_of(o.base), all_ops()[o.base], args, nargs, kwnames);
+      msg += overloads.size() == 1 ? why : why + "\n\n";
+    }
+    if (overloads.size() > 1)
+      msg = "Overloaded torch operator invoked from Python failed to match any schema:\n" + msg;
+    PyErr_SetString(PyExc_RuntimeError, msg.c_str());
+    return nullptr;
+  }
   if (chosen < 0) {
     std::string msg = std::string(display_name) + "() received an invalid combination of "
                       "arguments - got " + describe_call(self, args, nargs, kwnames) +
@@ -862,7 +923,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
     take_warnings();  // none left from a call that raised
     PyThreadState* state = PyEval_SaveThread();
     try {
-      results = dispatch_lent(chosen, b.values);
+      results = dispatch_lent(chosen, b.values, keys);
     } catch (...) {
       PyEval_RestoreThread(state);
       throw;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dispatch_key.h"
 #include "dispatch/schema.h"
 #include "dispatch/value.h"
 #include "python/surface.h"
@@ -27,9 +28,10 @@ const std::vector<Overload>& python_overloads(bool is_method, const std::string&
 
 // Binds and calls. `self` is the tensor for method calls (nullptr for functions). With
 // schema_names (torch.ops spellings) arguments use the schema's names (`self`, not `input`).
+// With `keys`, the door runs the call on that key set (a redispatch).
 PyObject* call_overloads(const char* display_name, const std::vector<Overload>& overloads,
                          PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                         PyObject* kwnames, bool schema_names);
+                         PyObject* kwnames, bool schema_names, const KeySet* keys = nullptr);
 
 // Python value -> Value for one schema argument type; false (no error set) when it does not fit.
 // out must be a fresh (None) Value: only the fields of the kind bound are written.

@@ -2,9 +2,12 @@
 // uses at import. A set is a bitmask over torch._C.DispatchKey's values (stub order). Our door
 // does not dispatch by these keys; the sets exist so the Python side can do its bookkeeping.
 #include <bitset>
+#include <map>
 #include <string>
 
+#include "core/dispatch_key.h"
 #include "python/init.h"
+#include "python/py_kernel.h"
 
 namespace tn::py {
 
@@ -224,7 +227,108 @@ PyMethodDef kFunctions[] = {
     {"_dispatch_keyset_to_string", keyset_to_string, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
+// The enum index of an upstream key name, or -1 (looked up once per name).
+int index_named(const std::string& name) {
+  static std::map<std::string, int>* cache = new std::map<std::string, int>;
+  auto it = cache->find(name);
+  if (it != cache->end()) return it->second;
+  int i = -1;
+  PyObject* n = PyUnicode_FromString(name.c_str());
+  PyObject* k = n ? parse_dispatch_key(nullptr, n) : nullptr;
+  Py_XDECREF(n);
+  if (k && k != Py_None) i = key_index(k);
+  Py_XDECREF(k);
+  PyErr_Clear();
+  (*cache)[name] = i;
+  return i;
+}
+
+void set_named(Mask& m, const std::string& name) {
+  int i = index_named(name);
+  if (i > 0) m.set(i);
+}
+
+bool test_named(const Mask& m, const std::string& name) {
+  int i = index_named(name);
+  return i > 0 && m.test(i);
+}
+
+// Upstream's _after_ADInplaceOrView_keyset: every key of lower priority than ADInplaceOrView.
+// Read off the enum: all but the functionality-only names (Dense, Sparse...: not runtime keys)
+// and the keys at or above ADInplaceOrView (autograd, autocast, functorch's front, tracing,
+// the alias keys).
+Mask after_inplace_or_view() {
+  static const char* const kAbovePrefixes[] = {"Autograd", "Autocast", "Composite",
+                                               "TESTING_ONLY_", "FuncTorch"};
+  static const char* const kExcluded[] = {
+      "Undefined", "Dense", "Quantized", "Sparse", "SparseCsr", "NestedTensor", "Tracer",
+      "Batched", "VmapMode", "BatchedNestedTensor", "PythonTLSSnapshot", "PreDispatch", "Named",
+      "MKLDNN", "OpenGL", "OpenCL", "IDEEP", "ADInplaceOrView"};
+  Mask m;
+  PyObject* cls = PyObject_GetAttrString(module("torch._C"), "DispatchKey");
+  PyObject* members = cls ? PyObject_GetAttrString(cls, "__members__") : nullptr;
+  Py_XDECREF(cls);
+  PyObject* items = members ? PyMapping_Items(members) : nullptr;
+  Py_XDECREF(members);
+  if (!items) {
+    PyErr_Clear();
+    return m;
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); ++i) {
+    PyObject* item = PyList_GET_ITEM(items, i);
+    std::string name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(item, 0));
+    bool out = false;
+    for (const char* p : kAbovePrefixes)
+      out = out || (name.rfind(p, 0) == 0 && name != "FuncTorchDynamicLayerBackMode");
+    for (const char* e : kExcluded) out = out || name == e;
+    if (!out) set_named(m, name);
+  }
+  Py_DECREF(items);
+  return m;
+}
+
 }  // namespace
+
+PyObject* keyset_object(KeySet ks) {
+  Mask m;
+  bool any_backend = false;
+  for (int d = 0; d < kNumDeviceTypes; ++d) {
+    auto k = static_cast<DispatchKey>(d);
+    if (!(ks & key_bit(k))) continue;
+    any_backend = true;
+    set_named(m, dispatch_key_name(k));
+    if (ks & key_bit(DispatchKey::Autograd))
+      set_named(m, std::string("Autograd") + dispatch_key_name(k));
+  }
+  if ((ks & key_bit(DispatchKey::Autograd)) && !any_backend) set_named(m, "AutogradFunctionality");
+  if (ks & key_bit(DispatchKey::ADInplaceOrView)) set_named(m, "ADInplaceOrView");
+  if (ks & key_bit(DispatchKey::Python)) set_named(m, "Python");
+  return new_set(m);
+}
+
+bool keyset_of(PyObject* o, KeySet* out) {
+  Mask m;
+  if (Py_TYPE(o) == &KeySetType) {
+    m = mask_of(o);
+  } else {
+    int i = key_index(o);
+    if (i < 0) return false;
+    if (i > 0) m.set(i);
+  }
+  KeySet ks = 0;
+  bool autograd = test_named(m, "AutogradFunctionality") || test_named(m, "AutogradOther") ||
+                  test_named(m, "Autograd");
+  for (int d = 0; d < kNumDeviceTypes; ++d) {
+    auto k = static_cast<DispatchKey>(d);
+    if (test_named(m, dispatch_key_name(k))) ks |= key_bit(k);
+    if (test_named(m, std::string("Autograd") + dispatch_key_name(k))) autograd = true;
+  }
+  if (autograd) ks |= key_bit(DispatchKey::Autograd);
+  if (test_named(m, "ADInplaceOrView")) ks |= key_bit(DispatchKey::ADInplaceOrView);
+  if (test_named(m, "Python")) ks |= key_bit(DispatchKey::Python);
+  *out = ks;
+  return true;
+}
 
 // Runs after the surface exists: DispatchKey is a generated enum.
 bool init_dispatch_keys_late() {
@@ -244,6 +348,16 @@ bool init_dispatch_keys_late() {
   PyObject* empty2 = new_set(Mask());
   rc |= PyObject_SetAttrString(c, "_dispatch_autogradother_backends", empty2);
   Py_DECREF(empty2);
+  // The key sets custom_op's kernels redispatch on (torch/_library/custom_ops.py, autograd.py).
+  Mask below_view = after_inplace_or_view();
+  Mask below_autograd = below_view;
+  set_named(below_autograd, "ADInplaceOrView");
+  PyObject* a = new_set(below_autograd);
+  PyObject* v = new_set(below_view);
+  rc |= PyObject_SetAttrString(c, "_after_autograd_keyset", a);
+  rc |= PyObject_SetAttrString(c, "_after_ADInplaceOrView_keyset", v);
+  Py_XDECREF(a);
+  Py_XDECREF(v);
   return rc == 0;
 }
 

@@ -10,6 +10,7 @@
 #include "dispatch/kernel.h"
 #include "python/binder.h"
 #include "python/device.h"
+#include "python/dispatch_mode.h"
 #include "python/dtype.h"
 #include "python/errors.h"
 #include "python/init.h"
@@ -166,26 +167,6 @@ PyObject* set_mode(PyObject*, PyObject* args) {
 // must get back (with its __dict__), and nothing else holds it meanwhile.
 thread_local std::vector<PyObject*> t_returned;
 
-// torch.ops.<ns>.<name>.<overload>: the OpOverload __torch_dispatch__ receives (cached per op).
-PyObject* op_overload(int op) {
-  static std::vector<PyObject*> cache;  // owned, for the process
-  if (cache.size() <= static_cast<size_t>(op)) cache.resize(all_ops().size() + 64, nullptr);
-  if (cache[op]) return cache[op];
-  const OpInfo& info = all_ops()[op];
-  PyObject* torch = PyImport_ImportModule("torch");
-  if (!torch) return nullptr;
-  PyObject* obj = PyObject_GetAttrString(torch, "ops");
-  Py_DECREF(torch);
-  for (const char* part : {info.ns, info.name, info.overload[0] ? info.overload : "default"}) {
-    if (!obj) return nullptr;
-    PyObject* next = PyObject_GetAttrString(obj, part);
-    Py_DECREF(obj);
-    obj = next;
-  }
-  cache[op] = obj;
-  return obj;
-}
-
 bool equals_default(const Argument& a, const Value& v) {
   if (!a.default_text) return false;
   Value d = default_value(a);
@@ -200,36 +181,6 @@ bool equals_default(const Argument& a, const Value& v) {
     case Value::Tag::Scalar: return d.scalar.to_double() == v.scalar.to_double();
     default: return false;
   }
-}
-
-// Upstream's split of a call's arguments: positional ones up to the last that differs from its
-// default, and keyword-only ones that differ from their defaults.
-bool python_args(const Call& call, PyObject** args_out, PyObject** kwargs_out) {
-  const auto& schema = call.schema->arguments;
-  size_t n = std::min(schema.size(), call.args.size());
-  size_t positional_end = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (!schema[i].kwarg_only && !equals_default(schema[i], call.args[i])) positional_end = i + 1;
-  PyObject* args = PyTuple_New(static_cast<Py_ssize_t>(positional_end));
-  PyObject* kwargs = PyDict_New();
-  if (!args || !kwargs) return false;
-  for (size_t i = 0; i < n; ++i) {
-    bool positional = !schema[i].kwarg_only;
-    if (positional && i >= positional_end) continue;
-    if (!positional && equals_default(schema[i], call.args[i])) continue;
-    PyObject* o = to_python(call.args[i]);
-    if (!o) return false;
-    if (positional) {
-      PyTuple_SET_ITEM(args, static_cast<Py_ssize_t>(i), o);
-    } else {
-      int rc = PyDict_SetItemString(kwargs, schema[i].name.c_str(), o);
-      Py_DECREF(o);
-      if (rc != 0) return false;
-    }
-  }
-  *args_out = args;
-  *kwargs_out = kwargs;
-  return true;
 }
 
 // The tensors whose class dispatches (their Python objects, in argument order) and their types.
@@ -248,42 +199,6 @@ void overloaded(const Call& call, std::vector<PyObject*>& objects, PyObject* typ
       for (const Tensor& t : v.tensors) consider(t);
   }
 }
-
-// __torch_dispatch__'s result -> the call's results, typed by the schema's returns.
-void take_results(Call& call, PyObject* r) {
-  const auto& returns = call.schema->returns;
-  if (returns.empty()) return;
-  if (returns.size() == 1) {
-    Value v;
-    if (!to_value(r, returns[0], &v)) {
-      if (PyErr_Occurred()) throw PythonErrorSet();
-      TN_FAIL(Type, call.key(), ": __torch_dispatch__ returned ", Py_TYPE(r)->tp_name,
-              " where the schema returns ", returns[0].type.str());
-    }
-    call.results.push_back(std::move(v));
-    return;
-  }
-  TN_CHECK_KIND(PyTuple_Check(r) || PyList_Check(r), Type, call.key(),
-                ": __torch_dispatch__ must return a tuple of ", returns.size(), " values");
-  PyObject* seq = PySequence_Fast(r, "");
-  for (size_t k = 0; k < returns.size(); ++k) {
-    Value v;
-    if (static_cast<Py_ssize_t>(k) >= PySequence_Fast_GET_SIZE(seq) ||
-        !to_value(PySequence_Fast_GET_ITEM(seq, k), returns[k], &v)) {
-      Py_DECREF(seq);
-      if (PyErr_Occurred()) throw PythonErrorSet();
-      TN_FAIL(Type, call.key(), ": __torch_dispatch__ result ", k, " is not a ",
-              returns[k].type.str());
-    }
-    call.results.push_back(std::move(v));
-  }
-  Py_DECREF(seq);
-}
-
-struct Gil {
-  PyGILState_STATE state = PyGILState_Ensure();
-  ~Gil() { PyGILState_Release(state); }
-};
 
 void python_key(Call& call) {
   Gil gil;
@@ -330,8 +245,11 @@ void python_key(Call& call) {
   Py_DECREF(kwargs);
   Py_DECREF(types_tuple);
   if (!result) throw PythonErrorSet();
-  t_returned.push_back(result);  // its reference, released by release_dispatch_results
-  take_results(call, result);
+  struct Drop {
+    PyObject* o;
+    ~Drop() { Py_DECREF(o); }
+  } drop{result};
+  take_python_results(call, result, "__torch_dispatch__");
 }
 
 // Every op has the handler at the Python key, except where a CompositeImplicit kernel of ours
@@ -430,6 +348,84 @@ PyMethodDef kFunctions[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
+
+PyObject* op_overload(int op) {
+  static std::vector<PyObject*> cache;  // owned, for the process
+  if (cache.size() <= static_cast<size_t>(op)) cache.resize(all_ops().size() + 64, nullptr);
+  if (cache[op]) return cache[op];
+  const OpInfo& info = all_ops()[op];
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return nullptr;
+  PyObject* obj = PyObject_GetAttrString(torch, "ops");
+  Py_DECREF(torch);
+  for (const char* part : {info.ns, info.name, info.overload[0] ? info.overload : "default"}) {
+    if (!obj) return nullptr;
+    PyObject* next = PyObject_GetAttrString(obj, part);
+    Py_DECREF(obj);
+    obj = next;
+  }
+  cache[op] = obj;
+  return obj;
+}
+
+bool python_args(const Call& call, PyObject** args_out, PyObject** kwargs_out) {
+  const auto& schema = call.schema->arguments;
+  size_t n = std::min(schema.size(), call.args.size());
+  size_t positional_end = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!schema[i].kwarg_only && !equals_default(schema[i], call.args[i])) positional_end = i + 1;
+  PyObject* args = PyTuple_New(static_cast<Py_ssize_t>(positional_end));
+  PyObject* kwargs = PyDict_New();
+  if (!args || !kwargs) return false;
+  for (size_t i = 0; i < n; ++i) {
+    bool positional = !schema[i].kwarg_only;
+    if (positional && i >= positional_end) continue;
+    if (!positional && equals_default(schema[i], call.args[i])) continue;
+    PyObject* o = to_python(call.args[i]);
+    if (!o) return false;
+    if (positional) {
+      PyTuple_SET_ITEM(args, static_cast<Py_ssize_t>(i), o);
+    } else {
+      int rc = PyDict_SetItemString(kwargs, schema[i].name.c_str(), o);
+      Py_DECREF(o);
+      if (rc != 0) return false;
+    }
+  }
+  *args_out = args;
+  *kwargs_out = kwargs;
+  return true;
+}
+
+void take_python_results(Call& call, PyObject* r, const char* who) {
+  t_returned.push_back(Py_NewRef(r));  // released by release_dispatch_results
+  const auto& returns = call.schema->returns;
+  if (returns.empty()) return;
+  if (returns.size() == 1) {
+    Value v;
+    if (!to_value(r, returns[0], &v)) {
+      if (PyErr_Occurred()) throw PythonErrorSet();
+      TN_FAIL(Type, call.key(), ": ", who, " returned ", Py_TYPE(r)->tp_name,
+              " where the schema returns ", returns[0].type.str());
+    }
+    call.results.push_back(std::move(v));
+    return;
+  }
+  TN_CHECK_KIND(PyTuple_Check(r) || PyList_Check(r), Type, call.key(),
+                ": ", who, " must return a tuple of ", returns.size(), " values");
+  PyObject* seq = PySequence_Fast(r, "");
+  for (size_t k = 0; k < returns.size(); ++k) {
+    Value v;
+    if (static_cast<Py_ssize_t>(k) >= PySequence_Fast_GET_SIZE(seq) ||
+        !to_value(PySequence_Fast_GET_ITEM(seq, k), returns[k], &v)) {
+      Py_DECREF(seq);
+      if (PyErr_Occurred()) throw PythonErrorSet();
+      TN_FAIL(Type, call.key(), ": ", who, " result ", k, " is not a ",
+              returns[k].type.str());
+    }
+    call.results.push_back(std::move(v));
+  }
+  Py_DECREF(seq);
+}
 
 void release_dispatch_results() {
   if (t_returned.empty()) return;

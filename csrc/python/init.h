@@ -25,6 +25,7 @@ bool init_tensor_convert();  // tensor_convert.cpp: Tensor.to, float(), ..., typ
 bool init_file_reader();     // file_reader.cpp: PyTorchFileReader (torch.load's archives)
 bool init_backends();        // backends.cpp: _tn_ queries of the back-end contract
 bool init_dispatch_mode();   // dispatch_mode.cpp: the Python key, TorchDispatchMode's stack
+bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, redispatch, key guards
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -36,7 +37,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
-    init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode,
+    init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late};

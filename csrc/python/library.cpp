@@ -1,7 +1,7 @@
 // torch.library's door into the registry: _dispatch_library returns a _DispatchModule whose
-// define() adds operators and impl() records Python kernels per dispatch key; the
-// _dispatch_has_kernel* queries answer from what is registered (built-in ops have no C++ kernel
-// registered under upstream's dispatch keys, so those answer False).
+// define() adds operators and impl() puts Python kernels in the door's slot for a dispatch key
+// (py_kernel.cpp calls them); reset() and the library's end take them out again, bringing back
+// what they hid. The _dispatch_has_kernel* queries answer from the door's tables.
 #include <map>
 #include <string>
 #include <vector>
@@ -10,7 +10,9 @@
 #include "dispatch/kernel.h"
 #include "dispatch/registry.h"
 #include "dispatch/schema.h"
+#include "core/warning.h"
 #include "python/init.h"
+#include "python/py_kernel.h"
 
 namespace tn::py {
 
@@ -25,13 +27,24 @@ std::map<int, std::map<std::string, PyObject*>>& py_kernels() {
   return *m;
 }
 
+// One impl() registration: recorded by key name, and (for a key this core has) in the door.
+struct Impl {
+  int op;
+  std::string key;
+  bool in_door;
+  KernelSlot slot;
+  int handle;
+  PyKernel* kernel;  // owned
+};
+
 struct LibraryObject {
   PyObject_HEAD
   int id;
   std::string* kind;  // "DEF", "FRAGMENT", "IMPL"
   std::string* ns;
   std::string* dispatch;
-  std::vector<std::pair<int, std::string>>* impls;  // what impl() registered, for reset()
+  std::string* source;       // "file:line" where the Library was made (upstream's "registered at")
+  std::vector<Impl>* impls;  // what impl() registered, for reset()
 };
 
 int g_next_library = 0;
@@ -118,33 +131,85 @@ PyObject* lib_impl(PyObject* self, PyObject* args, PyObject* kwargs) {
   std::string key = PyUnicode_AsUTF8(key_str);
   Py_DECREF(key_str);
   if (key.empty()) key = lib->dispatch->empty() ? "CompositeImplicitAutograd" : *lib->dispatch;
+  Impl impl{i, key, false, KernelSlot::CPU, 0, new PyKernel{Py_NewRef(func), with_keyset != 0}};
+  // Recorded only, never run (docs/ARCHITECTURE.md, "Python kernels"):
+  // - BackendSelect: the door picks a factory's back end from its device argument already,
+  //   which is what custom_op's BackendSelect kernel does;
+  // - Meta where our own Meta rule stands: torch/_meta_registrations.py registers Python meta
+  //   functions for some 1,300 aten ops at import, which upstream runs in place of its C++ ones
+  //   (inactive there by registration order). Ours stay: the Meta key runs the rule CPU runs,
+  //   so Meta raises what CPU raises, at C++ speed.
+  bool record_only = key == "BackendSelect";
+  if (python_kernel_slot(key, &impl.slot) && impl.slot == KernelSlot::Meta &&
+      tn::has_kernel_for_key(i, KernelSlot::Meta, true))
+    record_only = true;
+  if (!record_only && python_kernel_slot(key, &impl.slot)) {
+    std::string hidden;
+    try {
+      impl.handle = override_kernel(i, impl.slot, python_kernel(impl.kernel), *lib->source,
+                                    &hidden);
+    } catch (const Error& e) {
+      Py_DECREF(impl.kernel->fn);
+      delete impl.kernel;
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
+    }
+    impl.in_door = true;
+    static bool warned = false;  // upstream warns once for all operators, and never for Meta
+    if (!hidden.empty() && !warned && impl.slot != KernelSlot::Meta) {
+      warned = true;
+      std::string msg =
+          "Warning only once for all operators,  other operators may also be overridden.\n"
+          "  Overriding a previously registered kernel for the same operator and the same "
+          "dispatch key\n  operator: " + schema_of(i).str() + "\n  dispatch key: " + key +
+          "\n  previous kernel: registered at " + hidden +
+          "\n       new kernel: registered at " + *lib->source;
+      if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) {
+        lib->impls->push_back(impl);
+        return nullptr;
+      }
+    }
+  }
   PyObject*& slot = py_kernels()[i][key];
   Py_XDECREF(slot);
   slot = Py_NewRef(func);
-  lib->impls->emplace_back(i, key);
+  lib->impls->push_back(impl);
   Py_RETURN_NONE;
 }
+
+// m.register_ad_inplace_or_view_fallback(name): ours is every op's already (the layer's
+// version bumps are derived from each schema's alias annotations, run-time ops' included).
+PyObject* lib_inplace_or_view_fallback(PyObject*, PyObject*) { Py_RETURN_NONE; }
 
 PyObject* lib_fallback(PyObject* self, PyObject*, PyObject*) { Py_RETURN_NONE; }
 PyObject* lib_fallthrough(PyObject* self, PyObject*, PyObject*) { return Py_NewRef(self); }
 
-PyObject* lib_reset(PyObject* self, PyObject*) {
-  auto* lib = reinterpret_cast<LibraryObject*>(self);
-  for (const auto& [op, key] : *lib->impls) {
-    auto& table = py_kernels()[op];
-    auto it = table.find(key);
-    if (it != table.end()) {
-      Py_DECREF(it->second);
-      table.erase(it);
+// Takes out everything this library registered (newest first), then its operators.
+void undo_library(LibraryObject* lib) {
+  for (auto it = lib->impls->rbegin(); it != lib->impls->rend(); ++it) {
+    if (it->in_door) remove_kernel(it->op, it->slot, it->handle);
+    auto& table = py_kernels()[it->op];
+    auto k = table.find(it->key);
+    if (k != table.end()) {
+      Py_DECREF(k->second);
+      table.erase(k);
     }
+    Py_DECREF(it->kernel->fn);
+    delete it->kernel;
   }
   lib->impls->clear();
   remove_library_ops(lib->id);
+}
+
+PyObject* lib_reset(PyObject* self, PyObject*) {
+  undo_library(reinterpret_cast<LibraryObject*>(self));
   Py_RETURN_NONE;
 }
 
 void lib_dealloc(PyObject* self) {
   auto* lib = reinterpret_cast<LibraryObject*>(self);
+  undo_library(lib);
+  delete lib->source;
   delete lib->kind;
   delete lib->ns;
   delete lib->dispatch;
@@ -161,6 +226,8 @@ PyMethodDef lib_methods[] = {
     {"fallback_fallthrough", reinterpret_cast<PyCFunction>(lib_fallthrough),
      METH_VARARGS | METH_KEYWORDS, nullptr},
     {"reset", lib_reset, METH_NOARGS, nullptr},
+    {"register_ad_inplace_or_view_fallback", lib_inplace_or_view_fallback, METH_VARARGS,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 PyTypeObject LibraryType = [] {
@@ -183,13 +250,21 @@ PyObject* dispatch_library(PyObject*, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|ssO:_dispatch_library",
                                    const_cast<char**>(kw), &kind, &ns, &dispatch, &file, &line))
     return nullptr;
+  std::string where = file;
+  if (line && line != Py_None) {
+    PyObject* text = PyObject_Str(line);
+    if (!text) return nullptr;
+    where += std::string(":") + PyUnicode_AsUTF8(text);
+    Py_DECREF(text);
+  }
   auto* lib = PyObject_New(LibraryObject, &LibraryType);
   if (!lib) return nullptr;
   lib->id = g_next_library++;
   lib->kind = new std::string(kind);
   lib->ns = new std::string(ns);
   lib->dispatch = new std::string(dispatch);
-  lib->impls = new std::vector<std::pair<int, std::string>>;
+  lib->impls = new std::vector<Impl>;
+  lib->source = new std::string(where);
   return reinterpret_cast<PyObject*>(lib);
 }
 
@@ -227,9 +302,14 @@ PyObject* has_kernel_for_key(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OO", &name, &key)) return nullptr;
   int i = op_of(name);
   if (i < 0) Py_RETURN_FALSE;
+  std::string k = key_name(key);
   auto it = py_kernels().find(i);
-  bool has = it != py_kernels().end() && it->second.count(key_name(key));
-  return PyBool_FromLong(has);
+  if (it != py_kernels().end() && it->second.count(k)) Py_RETURN_TRUE;
+  // CompositeImplicitAutograd answers from upstream's category (read from its yaml): ours
+  // decomposes as upstream's where we implement it.
+  if (k == "CompositeImplicitAutograd" && all_ops()[i].composite_implicit) Py_RETURN_TRUE;
+  KernelSlot slot;
+  return PyBool_FromLong(python_kernel_slot(k, &slot) && tn::has_kernel_for_key(i, slot));
 }
 
 PyObject* has_kernel(PyObject*, PyObject* name) { return PyBool_FromLong(op_of(name) >= 0); }
@@ -320,14 +400,6 @@ PyMethodDef kFunctions[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
-
-// The Python kernel registered for op i under key, or nullptr (borrowed).
-PyObject* python_kernel(int i, const char* key) {
-  auto it = py_kernels().find(i);
-  if (it == py_kernels().end()) return nullptr;
-  auto k = it->second.find(key);
-  return k == it->second.end() ? nullptr : k->second;
-}
 
 bool init_library() {
   if (PyType_Ready(&LibraryType) != 0 || PyType_Ready(&KernelType) != 0) return false;

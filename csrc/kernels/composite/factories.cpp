@@ -108,6 +108,37 @@ TN_REGISTER_COMPOSITE("aten::new_zeros", new_constant<0>);
 TN_REGISTER_COMPOSITE("aten::new_ones", new_constant<1>);
 TN_REGISTER_COMPOSITE("aten::new_full", new_full);
 
+// empty_permuted(SymInt[] size, int[] physical_layout, *, dtype?, layout?, device?, pin?):
+// dense in memory in the order physical_layout names (its first dim outermost), with the
+// logical sizes `size`; not a view.
+void empty_permuted(Call& c) {
+  const Dims& size = c.int_list(0);
+  const Dims& layout = c.int_list(1);
+  size_t n = size.size();
+  TN_CHECK(layout.size() == n, "Number of dimensions in size does not match the length of the "
+           "physical_layout; i.e. len(size) = ", n, " is not equal to len(physical_layout) = ",
+           layout.size());
+  std::vector<bool> seen(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    TN_CHECK(layout[i] >= 0 && layout[i] < static_cast<int64_t>(n),
+             "Dimension out of range (expected to be between 0 and ", n - 1, ", but got ",
+             layout[i], " at index ", i, ").  NB: negative dims not currently supported; file "
+             "an issue if you want it.");
+    TN_CHECK(!seen[layout[i]], "Duplicate dim not allowed");
+    seen[layout[i]] = true;
+  }
+  Opts o = options_at(c, 2, default_opts());
+  Dims strides(n);
+  int64_t step = 1;
+  for (size_t k = n; k-- > 0;) {
+    strides[layout[k]] = step;
+    TN_CHECK(!__builtin_mul_overflow(step, std::max<int64_t>(size[layout[k]], 1), &step),
+             "numel: integer multiplication overflow");
+  }
+  c.ret(empty_strided(size, strides, o.dtype, o.device));
+}
+TN_REGISTER_COMPOSITE("aten::empty_permuted", empty_permuted);
+
 // scalar_tensor(Scalar s, *, dtype?, layout?, device?, pin_memory?): the default float dtype
 // whatever the number's type, as upstream.
 void scalar_tensor(Call& c) {
