@@ -382,6 +382,7 @@ void run_key(Call& call, const OpTable& t, KeySet ks, const Tensor* first) {
 }
 
 std::vector<Value> run(Call& call, const KeySet* keys = nullptr) {
+  call.results.reserve(call.schema->returns.size());  // once, not a regrowth per result
   const Tensor* first = choose_backend(call);
   if (keys) call.keys = *keys;  // a redispatch: the caller's key set, not the thread's
   run_key(call, op_table_checked(call.op_index), call.keys, first);
@@ -508,15 +509,9 @@ void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int)) {
   }
 }
 
-bool has_kernel_for_key(int op, KernelSlot slot, bool own_only) {
+bool has_kernel_for_key(int op, KernelSlot slot) {
   const OpTable& t = op_table(op);
   int s = static_cast<int>(slot);
-  if (own_only && !t.sources[s].empty()) {
-    // A run-time registration fills the slot; what it hid may be ours.
-    auto it = door().overrides.find({op, s});
-    return it != door().overrides.end() && !it->second.empty() && it->second[0].handle == 0 &&
-           it->second[0].source.empty();
-  }
   if (slot == KernelSlot::Composite)
     return !t.registered[static_cast<int>(KernelSlot::CompositeImplicit)].empty() ||
            !t.registered[static_cast<int>(KernelSlot::CompositeExplicit)].empty();
@@ -568,7 +563,7 @@ std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args, const K
     Call& call;
     std::vector<Value>& to;
     ~GiveBack() {
-      call.args.clear();
+      for (Value& v : call.args) v.reset();  // nothing held past the call; capacity kept
       to.swap(call.args);
     }
   } give_back{call, args};

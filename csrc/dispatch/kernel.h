@@ -133,8 +133,7 @@ void remove_kernel(int op_index, KernelSlot slot, int handle);
 // key wins over the fallback.
 void set_key_fallback(DispatchKey key, Kernel k, bool (*applies)(int op_index));
 // Does op i run a kernel of its own (not a fallback) at this key? (torch.library's queries.)
-// With own_only, only torchnative's static kernels count (not torch.library's).
-bool has_kernel_for_key(int op_index, KernelSlot slot, bool own_only = false);
+bool has_kernel_for_key(int op_index, KernelSlot slot);
 
 // Runs the kernel of the highest key below `below` in call.keys (a layer's "call the rest").
 void redispatch_below(Call& call, DispatchKey below);
@@ -152,8 +151,9 @@ const std::vector<std::string>& kernel_registration_errors();
 // the layers they and the thread ask for); refuses with NotImplementedError naming op,
 // overload, representation and dtype when the chosen back end has no kernel.
 std::vector<Value> dispatch(int op_index, std::vector<Value> args);
-// The same, with the arguments' vector lent rather than given: it comes back empty but with its
-// capacity, so a caller that binds many calls (the Python binder) allocates it once.
+// The same, with the arguments' vector lent rather than given: it comes back with every Value
+// reset to None (Value::reset: references dropped, capacity kept), so a caller that binds many
+// calls (the Python binder) allocates it and its Values once.
 // With `keys`, the call runs on that key set instead of its tensors' and the thread's (a
 // Python kernel's OpOverload.redispatch(keyset, ...)).
 std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args,

@@ -92,6 +92,7 @@ struct Parser {
     skip_ws();
     if (accept('(')) {  // tuple type
       t.base = "()";
+      t.kind = TypeKind::Other;
       t.args = type_list();
       return suffixes(t);
     }
@@ -102,6 +103,7 @@ struct Parser {
       ++i;
     if (start == i) fail("expected a type");
     t.base = s.substr(start, i - start);
+    t.kind = type_kind(t.base);
     if (is_container(t.base)) {
       expect('(');
       t.args = type_list();
@@ -253,7 +255,10 @@ std::string normalise_default(const SchemaType& t, const std::string& v) {
 Argument argument(Parser& p, bool kwarg_only, bool is_return) {
   Argument a;
   a.type = p.type();
-  if (a.type.base == "DeviceIndex") a.type.base = "int";
+  if (a.type.base == "DeviceIndex") {
+    a.type.base = "int";
+    a.type.kind = TypeKind::Int;
+  }
   a.kwarg_only = kwarg_only;
   p.skip_ws();
   if (p.i < p.s.size() && (std::isalpha(static_cast<unsigned char>(p.s[p.i])) || p.s[p.i] == '_'))
@@ -376,6 +381,21 @@ FunctionSchema parse_schema(const std::string& text, const std::string& ns) {
     f.returns.push_back(argument(p, false, true));
   }
   return f;
+}
+
+TypeKind type_kind(const std::string& base) {
+  static const std::pair<const char*, TypeKind> kKinds[] = {
+      {"Tensor", TypeKind::Tensor},         {"Scalar", TypeKind::Scalar},
+      {"int", TypeKind::Int},               {"SymInt", TypeKind::Int},
+      {"float", TypeKind::Float},           {"SymFloat", TypeKind::Float},
+      {"bool", TypeKind::Bool},             {"SymBool", TypeKind::Bool},
+      {"str", TypeKind::Str},               {"ScalarType", TypeKind::ScalarType},
+      {"Layout", TypeKind::Layout},         {"MemoryFormat", TypeKind::MemoryFormat},
+      {"Device", TypeKind::Device},         {"Generator", TypeKind::Generator},
+      {"Storage", TypeKind::Storage}};
+  for (const auto& [name, kind] : kKinds)
+    if (base == name) return kind;
+  return TypeKind::Other;
 }
 
 }  // namespace tn

@@ -18,11 +18,20 @@ struct AliasInfo {
   bool is_write = false;
 };
 
+// The kinds of base type the binder and the door act on, read once from the base name when a
+// schema is parsed (a switch per argument, not string compares per call).
+enum class TypeKind : uint8_t {
+  Tensor, Scalar, Int, Float, Bool, Str, ScalarType, Layout, MemoryFormat, Device, Generator,
+  Storage, Other
+};
+TypeKind type_kind(const std::string& base);
+
 // A schema type: base [ (alias) ] [ ? ] [ [N] ] [ ? ]. Container types of the JIT registry carry
 // their element types: Dict(K, V), Future(T), RRef(T), Await(T), Union(A, B), and tuples (A, B)
 // (base "()").
 struct SchemaType {
   std::string base;  // "Tensor", "int", "SymInt", "Scalar", ... (DeviceIndex printed as int)
+  TypeKind kind = TypeKind::Other;  // type_kind(base); SymInt is Int, SymFloat Float...
   std::vector<SchemaType> args;  // element types of containers
   std::optional<AliasInfo> alias;  // on the base (the element, for lists)
   bool elem_optional = false;      // "Tensor?[]"

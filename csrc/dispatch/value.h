@@ -63,6 +63,21 @@ struct Value {
   tn::Storage storage;
 
   bool is_none() const { return tag == Tag::None; }
+  // Back to None, dropping what it refers to but keeping its vectors' capacity: the binder's
+  // argument vector is reused from call to call (a fresh Value costs more to make and destroy
+  // than most calls spend on their arguments). The plain fields keep stale bits; the tag says
+  // which field holds the value.
+  void reset() {
+    tag = Tag::None;
+    if (tensor) tensor = Tensor();
+    if (!ints.empty()) ints.clear();
+    if (!tensors.empty()) tensors.clear();
+    if (!str.empty()) str.clear();
+    if (!doubles.empty()) doubles.clear();
+    if (!bools.empty()) bools.clear();
+    if (generator) generator = Ptr<Generator>();
+    if (storage) storage = tn::Storage();
+  }
   static Value of(Tensor t) { Value v; v.tag = Tag::Tensor; v.tensor = std::move(t); return v; }
   static Value of_int(int64_t x) { Value v; v.tag = Tag::Int; v.i = x; return v; }
   static Value of_double(double x) { Value v; v.tag = Tag::Double; v.d = x; return v; }

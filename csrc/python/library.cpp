@@ -135,14 +135,12 @@ PyObject* lib_impl(PyObject* self, PyObject* args, PyObject* kwargs) {
   // Recorded only, never run (docs/ARCHITECTURE.md, "Python kernels"):
   // - BackendSelect: the door picks a factory's back end from its device argument already,
   //   which is what custom_op's BackendSelect kernel does;
-  // - Meta where our own Meta rule stands: torch/_meta_registrations.py registers Python meta
-  //   functions for some 1,300 aten ops at import, which upstream runs in place of its C++ ones
-  //   (inactive there by registration order). Ours stay: the Meta key runs the rule CPU runs,
-  //   so Meta raises what CPU raises, at C++ speed.
-  bool record_only = key == "BackendSelect";
-  if (python_kernel_slot(key, &impl.slot) && impl.slot == KernelSlot::Meta &&
-      tn::has_kernel_for_key(i, KernelSlot::Meta, true))
-    record_only = true;
+  // - Meta for an aten operator: torch/_meta_registrations.py registers Python meta functions
+  //   for some 1,300 aten ops at import, which upstream runs in place of its C++ ones. Ours is
+  //   the shared rule (the one CPU runs, so Meta raises what CPU raises, at C++ speed), and an
+  //   aten op we do not implement refuses on Meta by name as it does on CPU.
+  bool record_only = key == "BackendSelect" ||
+                     (key == "Meta" && std::string(all_ops()[i].ns) == "aten");
   if (!record_only && python_kernel_slot(key, &impl.slot)) {
     std::string hidden;
     try {

@@ -19,7 +19,8 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
   it.dtype[0] = out->dtype();
   // Full strides in bytes, one row per tensor, in a thread-local scratch (ew_iter_init calls
   // nothing that could re-enter it).
-  static thread_local std::vector<int64_t> full;
+  static thread_local std::vector<int64_t> full_scratch;
+  std::vector<int64_t>& full = full_scratch;  // one thread-local lookup, not one per use
   full.assign(static_cast<size_t>(it.ntensors) * nd, 0);
   auto fs = [&](int k) { return full.data() + static_cast<size_t>(k) * nd; };
   for (size_t d = 0; d < nd; ++d) fs(0)[d] = out->stride(d) * out->itemsize();
@@ -46,7 +47,8 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
   }
   // Dims of size 1 go; the rest are ordered by the output's strides, fastest first (a stable
   // insertion sort: few dims), then neighbours that every tensor walks as one are merged.
-  static thread_local std::vector<size_t> dims;
+  static thread_local std::vector<size_t> dims_scratch;
+  std::vector<size_t>& dims = dims_scratch;
   dims.clear();
   for (size_t d = 0; d < nd; ++d)
     if (shape[d] != 1) dims.push_back(d);
@@ -110,14 +112,19 @@ void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&))
   const Tensor& out = c.results.at(0).tensor;
   // A pool of iterations, one per nesting depth (a compute step may call another op), reused
   // across calls so that their vectors keep their capacity.
-  static thread_local std::vector<std::unique_ptr<EwIter>> pool;
-  static thread_local size_t depth = 0;
-  if (pool.size() <= depth) pool.push_back(std::make_unique<EwIter>());
-  EwIter& it = *pool[depth];
+  struct Pool {
+    std::vector<std::unique_ptr<EwIter>> iters;
+    size_t depth = 0;
+  };
+  static thread_local Pool pool_tls;
+  Pool& pool = pool_tls;
+  if (pool.iters.size() <= pool.depth) pool.iters.push_back(std::make_unique<EwIter>());
+  EwIter& it = *pool.iters[pool.depth];
   struct Depth {
-    Depth() { ++depth; }
-    ~Depth() { --depth; }
-  } in_use;
+    Pool& p;
+    explicit Depth(Pool& p) : p(p) { ++p.depth; }
+    ~Depth() { --p.depth; }
+  } in_use{pool};
   ew_iter_init(it, s, out, c.key().c_str());
   compute(it, c);
 }
