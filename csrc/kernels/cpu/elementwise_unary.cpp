@@ -261,7 +261,6 @@ TN_REGISTER_ELEMENTWISE("aten::isnan", kPred, isnan_compute);
 TN_REGISTER_ELEMENTWISE("aten::isnan.out", kPredOX, isnan_compute);
 TN_REGISTER_ELEMENTWISE("aten::isinf", kPred, isinf_compute);
 TN_REGISTER_ELEMENTWISE("aten::isinf.out", kPredOX, isinf_compute);
-TN_REGISTER_ELEMENTWISE("aten::isfinite", kPred, isfinite_compute);
 
 // nan_to_num(self, float? nan, float? posinf, float? neginf): integers are copied; the
 // replacements default to 0, the dtype's max and its lowest, cast from double as upstream.
