@@ -112,8 +112,41 @@ void bmm_rule(Call& c) {
   check_bmm_operands(a, b, c.key());
   c.ret(new_on(a, {a->size(0), a->size(1), b->size(2)}, a->dtype()));
 }
+// Small products (k * m * n < 400) as upstream's bmm computes them on the CPU (its
+// baddbmm_cpu_kernel, not BLAS): each element one in-order sum of products in float or double,
+// without fused multiply-adds, so a model's tiny attention matmuls give upstream's bits.
+bool bmm_small_in_order(const Tensor& a, const Tensor& b, const Tensor& out,
+                        const std::string& key) {
+  int64_t m = a->size(1), k = a->size(2), n = b->size(2);
+  if (k * m * n >= 400) return false;
+  bool done = false;
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* pa = data_of<T>(a, key);
+      const T* pb = data_of<T>(b, key);
+      T* pc = data_of<T>(out, key);
+      for (int64_t bi = 0; bi < a->size(0); ++bi)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            T acc = 0;
+            for (int64_t t = 0; t < k; ++t) {
+              volatile T prod = pa[bi * a->stride(0) + i * a->stride(1) + t * a->stride(2)] *
+                                pb[bi * b->stride(0) + t * b->stride(1) + j * b->stride(2)];
+              acc += prod;  // the product rounded first: no fused multiply-add
+            }
+            pc[(bi * m + i) * n + j] = acc;
+          }
+      done = true;
+    }
+  });
+  return done;
+}
+
 void bmm_cpu(Call& c) {
-  gemm_batched(c.tensor(0), c.tensor(1), c.results[0].tensor, 1, 0, c.key());
+  const Tensor& out = c.results[0].tensor;
+  if (bmm_small_in_order(c.tensor(0), c.tensor(1), out, c.key())) return;
+  gemm_batched(c.tensor(0), c.tensor(1), out, 1, 0, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::bmm", bmm_rule, bmm_cpu);
 
