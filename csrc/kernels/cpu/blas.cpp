@@ -1,4 +1,4 @@
-// The matmul family: mm, bmm, addmm, baddbmm, mv, dot, outer (structured: one shape/dtype rule
+// The matmul family: mm, bmm, addmm, baddbmm, mv, dot (structured: one shape/dtype rule
 // shared with meta) and the composites matmul and linear, with out= and in-place spellings.
 // Every product goes through gemm() (gemm.h), which hands transposed views to OpenBLAS as is.
 #include "core/promotion.h"
@@ -229,32 +229,6 @@ void dot_cpu(Call& c) {
 }
 TN_REGISTER_STRUCTURED("aten::dot", dot_rule, dot_cpu);
 
-// outer(Tensor self, Tensor vec2): self[i] * vec2[j] in the promoted dtype (as upstream's mul).
-void outer_rule(Call& c) {
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
-  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
-  TN_CHECK(b->dim() == 1, "outer: Expected 1-D argument vec2, but got ", b->dim(), "-D");
-  check_supported(a, c.key());
-  check_supported(b, c.key());
-  c.ret(new_on(a, {a->size(0), b->size(0)}, promote_types(a->dtype(), b->dtype())));
-}
-void outer_cpu(Call& c) {
-  const std::string& key = c.key();
-  const Tensor& out = c.results[0].tensor;
-  Tensor a = cast_to(c.tensor(0), out->dtype(), key), b = cast_to(c.tensor(1), out->dtype(), key);
-  dispatch_dtype(out->dtype(), key, [&](auto zero) {
-    using T = decltype(zero);
-    using A = acc_t<T>;
-    const T* pa = data_of<T>(a, key);
-    const T* pb = data_of<T>(b, key);
-    T* o = data_of<T>(out, key);
-    int64_t n = b->size(0);
-    for (int64_t i = 0; i < a->size(0); ++i)
-      for (int64_t j = 0; j < n; ++j)
-        o[i * n + j] = T(A(pa[i * a->stride(0)]) * A(pb[j * b->stride(0)]));
-  });
-}
-TN_REGISTER_STRUCTURED("aten::outer", outer_rule, outer_cpu);
 
 }  // namespace
 }  // namespace tn

@@ -72,15 +72,10 @@ constexpr EwRule kCmpO = ew_rule(2, V::Out, D::Bool, O::Any);
 
 TN_COMPARISON("eq", eq_compute);
 TN_COMPARISON("ne", ne_compute);
-TN_COMPARISON("not_equal", ne_compute);
 TN_COMPARISON("lt", lt_compute);
-TN_COMPARISON("less", lt_compute);
 TN_COMPARISON("le", le_compute);
-TN_COMPARISON("less_equal", le_compute);
 TN_COMPARISON("gt", gt_compute);
-TN_COMPARISON("greater", gt_compute);
 TN_COMPARISON("ge", ge_compute);
-TN_COMPARISON("greater_equal", ge_compute);
 
 // logical_and / _ / .out (Tensor operands only)
 #define TN_LOGICAL(name, compute)                             \
@@ -193,9 +188,6 @@ constexpr EwRule kWhere = where_rule(V::Functional);
 constexpr EwRule kWhereO = where_rule(V::Out);
 TN_REGISTER_ELEMENTWISE("aten::where.self", kWhere, where_compute);
 TN_REGISTER_ELEMENTWISE("aten::where.self_out", kWhereO, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.ScalarSelf", kWhere, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.ScalarOther", kWhere, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.Scalar", kWhere, where_compute);
 
 // --- maximum, minimum, clamp -----------------------------------------------------------------
 
@@ -349,7 +341,6 @@ constexpr EwRule kClampTO = clamp_tensor_rule(V::Out);
   TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor_out", kClampTO, clamp_tensor_compute)
 
 TN_CLAMP("clamp");
-TN_CLAMP("clip");
 TN_REGISTER_ELEMENTWISE("aten::clamp_min", kBound, clamp_min_compute);
 TN_REGISTER_ELEMENTWISE("aten::clamp_min_", kBoundI, clamp_min_compute);
 TN_REGISTER_ELEMENTWISE("aten::clamp_min.out", kBoundO, clamp_min_compute);

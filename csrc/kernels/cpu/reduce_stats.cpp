@@ -18,10 +18,7 @@ struct VarArgs {
   bool keepdim = false;
 };
 
-// var(self, bool unbiased=True)
-VarArgs var_all(const Call& c) { return {{}, c.to_bool(1) ? 1.0 : 0.0, false}; }
-// var.dim(self, int[1]? dim, bool unbiased=True, bool keepdim=False)
-VarArgs var_dim(const Call& c) { return {opt_dims(c, 1), c.to_bool(2) ? 1.0 : 0.0, c.to_bool(3)}; }
+// (var and var.dim, without a correction, are composites upstream: composite/aliases.cpp.)
 // var.correction(self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
 VarArgs var_corr(const Call& c) {
   double corr = c.arg(2).is_none() ? 1.0 : c.scalar(2).to_double();
@@ -66,11 +63,7 @@ void var_cpu(Call& c) {
   });
 }
 
-TN_REGISTER_STRUCTURED("aten::var", var_rule<var_all>, (var_cpu<false, var_all>));
-TN_REGISTER_STRUCTURED("aten::var.dim", var_rule<var_dim>, (var_cpu<false, var_dim>));
 TN_REGISTER_STRUCTURED("aten::var.correction", var_rule<var_corr>, (var_cpu<false, var_corr>));
-TN_REGISTER_STRUCTURED("aten::std", var_rule<var_all>, (var_cpu<true, var_all>));
-TN_REGISTER_STRUCTURED("aten::std.dim", var_rule<var_dim>, (var_cpu<true, var_dim>));
 TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true, var_corr>));
 
 // var.out / std.out (self, dim, unbiased, keepdim, out); *.correction_out likewise.
