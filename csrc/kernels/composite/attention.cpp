@@ -137,16 +137,24 @@ Tensor repeat_heads(const Tensor& x, int64_t times) {
 //   Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False,
 //   Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)
 // q and k are each scaled by sqrt(scale) before their product (upstream's choice, for
-// stability); a negative scale puts its sign on q.
+// stability); a negative scale puts its sign on q. Half and bfloat16 inputs are computed in
+// float and both results converted back, as upstream's.
+Tensor to_dtype(const Tensor& x, ScalarType dtype) {
+  if (x->dtype() == dtype) return x;  // Tensor.to: no call when nothing changes
+  return call_tensor("aten::_to_copy", {t(x), Value::of_dtype(dtype)});
+}
+
 void sdpa_math(Call& c) {
-  const Tensor &q0 = c.tensor(0), &k = c.tensor(1), &v = c.tensor(2);
+  const ScalarType origin = c.tensor(0)->dtype();
+  const bool reduced = origin == ScalarType::Half || origin == ScalarType::BFloat16;
+  const ScalarType acc = reduced ? ScalarType::Float : origin;
+  const Tensor q0 = to_dtype(c.tensor(0), acc), k = to_dtype(c.tensor(1), acc),
+               v = to_dtype(c.tensor(2), acc);
   const Tensor* mask0 = c.optional_tensor(3);
   double dropout_p = c.to_double(4);
   bool causal = c.to_bool(5), gqa = c.to_bool(8);
   TN_CHECK_KIND(c.arg(6).is_none(), NotImplemented, c.key(),
                 " with a dropout_mask is not implemented by torchnative");
-  TN_CHECK_KIND(is_floating(q0->dtype()), NotImplemented, c.key(), " for dtype ",
-                name(q0->dtype()), " is not implemented by torchnative");
   bool negative = !c.arg(7).is_none() && c.to_double(7) < 0;
   double s = c.arg(7).is_none() ? 1.0 / std::sqrt(static_cast<double>(q0->size(q0->dim() - 1)))
                                 : std::abs(c.to_double(7));
@@ -181,8 +189,10 @@ void sdpa_math(Call& c) {
   if (dropout_p > 0.0)
     attn = call_tensor("aten::dropout", {t(attn), Value::of_double(dropout_p),
                                          Value::of_bool(true)});
-  c.ret(call_tensor("aten::matmul", {t(attn), t(value)}));
-  c.ret(attn);
+  // Upstream converts the weights it returns before it takes the product.
+  Tensor weights = to_dtype(attn, origin);
+  c.ret(to_dtype(call_tensor("aten::matmul", {t(attn), t(value)}), origin));
+  c.ret(weights);
 }
 TN_REGISTER_COMPOSITE("aten::_scaled_dot_product_attention_math", sdpa_math);
 

@@ -2,9 +2,10 @@
 // (kernels/composite/attention.cpp) reaches on the CPU: q*sqrt(s) @ (k*sqrt(s))^T, plus the
 // additive mask, causal masking (top-left aligned tril), a safe softmax (fully masked rows give
 // 0), then @ v; with upstream's output layout (the query's) and its logsumexp per row (max + log(sum), 0 for a fully masked row), in the op-math dtype.
-// Intermediates are rounded to the input dtype as upstream's math path rounds them; upstream's
-// flash kernel sums in blocks, so not bit-identical. float32 has its own vectorised path
-// (sdpa_f32), other dtypes plain loops (sdpa_cpu).
+// float32 has its own vectorised path (sdpa_f32: the math path's arithmetic, q and k each scaled
+// by sqrt(scale)); other dtypes plain loops (flash_cpu) with the flash kernel's: scores and
+// sums in the op-math dtype, the softmax weights rounded to the input dtype before they meet v.
+// Upstream's flash kernel sums in blocks, so neither is bit-identical.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -41,6 +42,11 @@ SdpaShape flash_check(const Call& c) {
   const Tensor &q = c.tensor(0), &k = c.tensor(1), &v = c.tensor(2);
   const Tensor* mask = c.optional_tensor(kMaskArg);
   const char* who = "scaled_dot_product_attention_flash_attention: ";
+  for (int64_t d : {0, 2, 1, 3}) {  // upstream reads size(0), size(2), size(1), size(3) first
+    TN_CHECK_KIND(q->dim() > 0, Index, "Dimension specified as 0 but tensor has no dimensions");
+    TN_CHECK_KIND(d < q->dim(), Index, "Dimension out of range (expected to be in range of [-",
+                  q->dim(), ", ", q->dim() - 1, "], but got ", d, ")");
+  }
   TN_CHECK(is_floating(q->dtype()), who, "Expected data type in FP32, FP64, BF16, FP16, but got ",
            cpp_type_name(q->dtype()), " instead.");
   TN_CHECK(q->dim() == 4 && k->dim() == 4 && v->dim() == 4, who,
@@ -264,37 +270,40 @@ void flash_cpu(Call& c) {
       A* pl = data_of<A>(lse, key);
       bool mbool = m0 && mask->dtype() == ScalarType::Bool;
       const void* pm = m0 ? mask->dense_cpu_data(key.c_str()) : nullptr;
-      A sq = static_cast<A>(std::sqrt(scale));
-      auto Q = [&](size_t b, int64_t i, int64_t e) {
-        return A(T(A(pq[qo[b] + i * q->stride(nb) + e * q->stride(nb + 1)]) * sq));
-      };
-      std::vector<A> qs(s.E), p(s.S);
+      const A scl = static_cast<A>(scale);
+      std::vector<A> p(s.S);
       for (size_t b = 0; b < qo.size(); ++b) {
         for (int64_t i = 0; i < s.L; ++i) {
-          for (int64_t e = 0; e < s.E; ++e) qs[e] = Q(b, i, e);
           A mx = -INFINITY;
           for (int64_t j = 0; j < s.S; ++j) {
             A dot = 0;
             for (int64_t e = 0; e < s.E; ++e)
-              dot += qs[e] * A(T(A(pk[ko[b] + j * k->stride(nb) + e * k->stride(nb + 1)]) * sq));
-            A sc = A(T(dot));
+              dot += A(pq[qo[b] + i * q->stride(nb) + e * q->stride(nb + 1)]) *
+                     A(pk[ko[b] + j * k->stride(nb) + e * k->stride(nb + 1)]);
+            A sc = dot * scl;
             int64_t mi = m0 ? mo[b] + i * mask->stride(nb) + j * mask->stride(nb + 1) : 0;
             if (causal && j > i) sc = -INFINITY;
             if (mbool && !static_cast<const bool*>(pm)[mi]) sc = -INFINITY;
-            if (m0 && !mbool) sc = A(T(sc + A(static_cast<const T*>(pm)[mi])));
+            if (m0 && !mbool) sc += A(static_cast<const T*>(pm)[mi]);
             p[j] = sc;
             mx = std::max(mx, sc);
           }
+          // A fully masked row: max 0 and sum 1, so its output is 0 and its logsumexp 0.
+          const A m = mx == -INFINITY ? A(0) : mx;
           A sum = 0;
-          for (int64_t j = 0; j < s.S; ++j) sum += (p[j] = std::exp(p[j] - mx));
-          for (int64_t j = 0; j < s.S; ++j)
-            p[j] = mx == -INFINITY ? A(0) : A(T(p[j] / sum));  // safe softmax: masked rows -> 0
-          pl[lo[b] + i * lse->stride(nb)] = mx == -INFINITY ? A(0) : A(mx + std::log(sum));
+          for (int64_t j = 0; j < s.S; ++j) {
+            A e = std::exp(p[j] - m);
+            sum += e;
+            p[j] = A(T(e));  // upstream multiplies v by the weights in the input dtype
+          }
+          if (sum == 0) sum = 1;
+          pl[lo[b] + i * lse->stride(nb)] = m + std::log(sum);
+          const A inv = A(1) / sum;
           for (int64_t e = 0; e < s.Ev; ++e) {
             A acc = 0;
             for (int64_t j = 0; j < s.S; ++j)
               acc += p[j] * A(pv[vo[b] + j * v->stride(nb) + e * v->stride(nb + 1)]);
-            po[oo[b] + i * out->stride(nb) + e] = T(acc);
+            po[oo[b] + i * out->stride(nb) + e] = T(acc * inv);
           }
         }
       }
