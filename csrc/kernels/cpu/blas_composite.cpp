@@ -99,8 +99,18 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
+// matmul.out(self, other, *, out): as upstream's, the 1-D/2-D products write out themselves
+// (dot.out, mv.out, mm.out, which a dispatch mode sees); the other ranks compute, then copy
+// into out.
 void matmul_out(Call& c) {
-  c.ret(write_out(c.tensor(2), matmul(c.tensor(0), c.tensor(1)), c.key()));
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  int64_t da = a->dim(), db = b->dim();
+  const char* direct = da == 1 && db == 1   ? "aten::dot.out"
+                       : da == 2 && db == 1 ? "aten::mv.out"
+                       : da == 2 && db == 2 ? "aten::mm.out"
+                                            : nullptr;
+  if (direct) return c.ret(call_tensor(direct, {c.arg(0), c.arg(1), c.arg(2)}));
+  c.ret(write_out(c.tensor(2), matmul(a, b), c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
@@ -152,14 +162,22 @@ constexpr char kAddmm[] = "aten::addmm";
 constexpr char kBaddbmm[] = "aten::baddbmm";
 constexpr char kMv[] = "aten::mv";
 constexpr char kDot[] = "aten::dot";
-constexpr char kOuter[] = "aten::outer";
 TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2>));
 TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2>));
 TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5>));
 TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5>));
 TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2>));
 TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2>));
-TN_REGISTER_COMPOSITE("aten::outer.out", (functional_out<kOuter, 2>));
+// outer.out(self, vec2, *, out): upstream's is self as a column times vec2 into out (mul.out).
+void outer_out(Call& c) {
+  const Tensor& a = c.tensor(0);
+  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
+  TN_CHECK(c.tensor(1)->dim() == 1, "outer: Expected 1-D argument vec2, but got ",
+           c.tensor(1)->dim(), "-D");
+  Tensor column = call_tensor("aten::view", {V(a), Value::of_ints({a->size(0), 1})});
+  c.ret(call_tensor("aten::mul.out", {V(column), c.arg(1), c.arg(2)}));
+}
+TN_REGISTER_COMPOSITE("aten::outer.out", outer_out);
 TN_REGISTER_COMPOSITE("aten::addmm_", functional_inplace<kAddmm>);
 TN_REGISTER_COMPOSITE("aten::baddbmm_", functional_inplace<kBaddbmm>);
 

@@ -66,20 +66,29 @@ void var_cpu(Call& c) {
 TN_REGISTER_STRUCTURED("aten::var.correction", var_rule<var_corr>, (var_cpu<false, var_corr>));
 TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true, var_corr>));
 
-// var.out / std.out (self, dim, unbiased, keepdim, out); *.correction_out likewise.
+// var.correction_out / std.correction_out (self, dim, *, correction, keepdim, out).
 template <const char* Functional>
 void var_out(Call& c) {
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
   c.ret(write_out(c.tensor(4), r, c.key()));
 }
-constexpr char kVarDim[] = "aten::var.dim";
 constexpr char kVarCorr[] = "aten::var.correction";
-constexpr char kStdDim[] = "aten::std.dim";
 constexpr char kStdCorr[] = "aten::std.correction";
-TN_REGISTER_COMPOSITE("aten::var.out", var_out<kVarDim>);
 TN_REGISTER_COMPOSITE("aten::var.correction_out", var_out<kVarCorr>);
-TN_REGISTER_COMPOSITE("aten::std.out", var_out<kStdDim>);
 TN_REGISTER_COMPOSITE("aten::std.correction_out", var_out<kStdCorr>);
+
+// var.out / std.out (self, dim, bool unbiased, keepdim, out): CompositeImplicit upstream, a call
+// of *.correction_out with correction = unbiased ? 1 : 0.
+template <const char* kCorrectionOut>
+void unbiased_out(Call& c) {
+  c.ret(call_tensor(kCorrectionOut, {c.arg(0), c.arg(1),
+                                     Value::of_scalar(Scalar::from_int(c.to_bool(2) ? 1 : 0)),
+                                     c.arg(3), c.arg(4)}));
+}
+constexpr char kVarCorrOut[] = "aten::var.correction_out";
+constexpr char kStdCorrOut[] = "aten::std.correction_out";
+TN_REGISTER_COMPOSITE("aten::var.out", unbiased_out<kVarCorrOut>);
+TN_REGISTER_COMPOSITE("aten::std.out", unbiased_out<kStdCorrOut>);
 
 // --- linalg_vector_norm(self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
 //                        ScalarType? dtype=None) -------------------------------------------
