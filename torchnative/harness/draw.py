@@ -5,9 +5,10 @@ OpInfo entry in OUT_DIR. For each entry and each dtype both upstream and our cor
 samples are drawn under a fixed seed; upstream then runs, from the encoded bytes, every spelling it
 offers (torch.X, Tensor.X, Tensor.X_, out=, the operator, the aliases, and each aten overload the
 call reaches, positional and by keyword), and reruns the entry's own call in float64 with every
-floating input widened. Each case also records the aten overloads a logging TorchDispatchMode
-sees while upstream runs it (dispatch_log.py), which replay.py records under ours. Which aten overloads a call reaches is read at the pre-dispatch level, so
-composite ops (aten.linear, aten.softmax.int) count as reached before they decompose.
+floating input widened. Which aten overloads a call reaches is read at the pre-dispatch level,
+so composite ops (aten.linear, aten.softmax.int) count as reached before they decompose. Each
+case also records the aten overloads a logging TorchDispatchMode sees while upstream runs it
+(dispatch_log.py), which replay.py records under ours.
 """
 
 from __future__ import annotations

@@ -156,10 +156,15 @@ void where_one_scalar(Call& c) {
   ResultType rt;
   rt.add_tensor(tensor->dtype(), tensor->dim() == 0);
   rt.add_number(number_dtype(number));
-  Tensor wrapped = scalar_tensor_of(number, rt.result(), tensor->device());
+  ScalarType common = rt.result();
+  Tensor wrapped = scalar_tensor_of(number, common, tensor->device());
+  // The tensor in the common dtype too (Tensor.to: a _to_copy only when it changes).
+  Tensor same = tensor->dtype() == common
+                    ? tensor
+                    : call_tensor("aten::_to_copy", {t(tensor), Value::of_dtype(common)});
   c.ret(call_tensor("aten::where.self", kScalarSelf ? std::vector<Value>{t(cond), t(wrapped),
-                                                                         t(tensor)}
-                                                    : std::vector<Value>{t(cond), t(tensor),
+                                                                         t(same)}
+                                                    : std::vector<Value>{t(cond), t(same),
                                                                          t(wrapped)}));
 }
 TN_REGISTER_COMPOSITE("aten::where.Scalar", where_scalars);

@@ -203,8 +203,9 @@ void safe_softmax(Call& c) {
   Tensor out = call_tensor("aten::softmax.int", {t(self), c.arg(1), c.arg(2)});
   Tensor masked = call_tensor("aten::eq.Scalar", {t(self), scalar_value(-INFINITY)});
   Tensor dead = call_tensor("aten::all.dim", {t(masked), c.arg(1), Value::of_bool(true)});
-  Tensor zero = call_tensor("aten::scalar_tensor", {scalar_value(0.0), Value::of_dtype(out->dtype()),
-                                                    Value{}, Value::of_device(out->device())});
+  Tensor zero = call_tensor("aten::scalar_tensor",
+                            {scalar_value(0.0), Value::of_dtype(out->dtype()), Value{},
+                             Value::of_device(out->device())});
   c.ret(call_tensor("aten::where.self", {t(dead), t(zero), t(out)}));
 }
 TN_REGISTER_COMPOSITE("aten::_safe_softmax", safe_softmax);

@@ -25,8 +25,8 @@ void isfinite(Call& c) {
     return;
   }
   Tensor magnitude = call_tensor("aten::abs", {Value::of(self)});
-  Tensor bounded = call_tensor("aten::ne.Scalar", {Value::of(magnitude),
-                                                   Value::of_scalar(Scalar::from_double(INFINITY))});
+  Value inf = Value::of_scalar(Scalar::from_double(INFINITY));
+  Tensor bounded = call_tensor("aten::ne.Scalar", {Value::of(magnitude), inf});
   Tensor not_nan = call_tensor("aten::eq.Tensor", {Value::of(self), Value::of(self)});
   c.ret(call_tensor("aten::mul.Tensor", {Value::of(not_nan), Value::of(bounded)}));
 }

@@ -100,17 +100,37 @@ void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
 // matmul.out(self, other, *, out): as upstream's, the 1-D/2-D products write out themselves
-// (dot.out, mv.out, mm.out, which a dispatch mode sees); the other ranks compute, then copy
-// into out.
+// (dot.out, mv.out, mm.out, which a dispatch mode sees): a 1-D self as a row, then out
+// squeezed back; a folded >= 3-D self as rows into out viewed as rows. The batched products
+// compute, then copy into out.
 void matmul_out(Call& c) {
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  const Tensor &a = c.tensor(0), &b = c.tensor(1), &out = c.tensor(2);
   int64_t da = a->dim(), db = b->dim();
   const char* direct = da == 1 && db == 1   ? "aten::dot.out"
                        : da == 2 && db == 1 ? "aten::mv.out"
                        : da == 2 && db == 2 ? "aten::mm.out"
                                             : nullptr;
   if (direct) return c.ret(call_tensor(direct, {c.arg(0), c.arg(1), c.arg(2)}));
-  c.ret(write_out(c.tensor(2), matmul(a, b), c.key()));
+  if (da == 1 && db == 2) {
+    Tensor row = op1("aten::unsqueeze", a, {Value::of_int(0)});
+    call("aten::mm.out", {V(row), V(b), V(out)});
+    return c.ret(op1("aten::squeeze_.dim", out, {Value::of_int(0)}));
+  }
+  if (da >= 3 && (db == 1 || db == 2) && should_fold(a, b)) {
+    Dims shape(a->sizes().begin(), a->sizes().end() - 1);
+    int64_t folded = numel_of(shape);
+    if (db == 2) shape.push_back(b->size(1));
+    TN_CHECK(out->sizes() == shape, c.key(), ": an out= tensor of another shape (",
+             dims_str(out->sizes()), ", expected ", dims_str(shape),
+             ") is not resized by torchnative here");
+    Tensor rows = reshape(a, {folded, a->size(da - 1)});
+    Dims out_rows{folded};
+    if (db == 2) out_rows.push_back(b->size(1));
+    Tensor out_view = op1("aten::view", out, {Value::of_ints(out_rows)});
+    call(db == 1 ? "aten::mv.out" : "aten::mm.out", {V(rows), V(b), V(out_view)});
+    return c.ret(out);
+  }
+  c.ret(write_out(out, matmul(a, b), c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 

@@ -1,9 +1,9 @@
 // Binary arithmetic on dense CPU tensors: add, sub, rsub, mul, div (true, trunc, floor),
-// remainder, fmod, pow; every overload (.Tensor, .Scalar, in-place, out=) and the aliases
-// (subtract, multiply, divide and true_divide are composites upstream: composite/aliases.cpp). Shape and dtype come from the shared rule
-// (kernels/rules/elementwise.h); the functors follow upstream's scalar kernels. Where upstream's
-// vectorised float kernels use SLEEF (pow), results may differ from these std:: functions by an
-// ulp; the agreement tests measure it.
+// remainder, fmod, pow; every overload (.Tensor, .Scalar, in-place, out=). The aliases
+// (subtract, multiply, divide, true_divide) are composites upstream: composite/aliases.cpp.
+// Shape and dtype come from the shared rule (kernels/rules/elementwise.h); the functors follow
+// upstream's scalar kernels. Where upstream's vectorised float kernels use SLEEF (pow), results
+// may differ from these std:: functions by an ulp; the agreement tests measure it.
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"

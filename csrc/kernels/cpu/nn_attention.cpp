@@ -1,7 +1,8 @@
 // _scaled_dot_product_flash_attention_for_cpu, the kernel that scaled_dot_product_attention
 // (kernels/composite/attention.cpp) reaches on the CPU: q*sqrt(s) @ (k*sqrt(s))^T, plus the
 // additive mask, causal masking (top-left aligned tril), a safe softmax (fully masked rows give
-// 0), then @ v; with upstream's output layout (the query's) and its logsumexp per row (max + log(sum), 0 for a fully masked row), in the op-math dtype.
+// 0), then @ v; with upstream's output layout (the query's) and its logsumexp per row
+// (max + log(sum), 0 for a fully masked row), in the op-math dtype.
 // float32 has its own vectorised path (sdpa_f32: the math path's arithmetic, q and k each scaled
 // by sqrt(scale)); other dtypes plain loops (flash_cpu) with the flash kernel's: scores and
 // sums in the op-math dtype, the softmax weights rounded to the input dtype before they meet v.

@@ -49,8 +49,11 @@ void reshape_alias(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
-// view_as(Tensor(a) self, Tensor other) -> Tensor(a)
-void view_as(Call& c) { c.ret(view_as_shape(c.tensor(0), c.tensor(1)->sizes())); }
+// view_as(Tensor(a) self, Tensor other) -> Tensor(a): CompositeImplicit upstream, a call of view.
+void view_as(Call& c) {
+  c.ret(call_tensor("aten::view",
+                    {Value::of(c.tensor(0)), Value::of_ints(c.tensor(1)->sizes())}));
+}
 TN_REGISTER_COMPOSITE("aten::view_as", view_as);
 
 // view.dtype(Tensor(a) self, ScalarType dtype): reinterprets bytes; with a different itemsize
@@ -205,7 +208,8 @@ void expand(Call& c) { c.ret(expand_to(c.tensor(0), c.int_list(1))); }
 TN_REGISTER_COMPOSITE("aten::expand", expand);
 // expand_as: CompositeImplicit upstream, so it calls expand (which a dispatch mode sees).
 void expand_as(Call& c) {
-  c.ret(call_tensor("aten::expand", {Value::of(c.tensor(0)), Value::of_ints(c.tensor(1)->sizes())}));
+  c.ret(call_tensor("aten::expand",
+                    {Value::of(c.tensor(0)), Value::of_ints(c.tensor(1)->sizes())}));
 }
 TN_REGISTER_COMPOSITE("aten::expand_as", expand_as);
 
