@@ -23,6 +23,8 @@
 namespace tn::py {
 
 bool generator_of(PyObject* obj, Ptr<Generator>* out);  // generator.cpp
+PyObject* generator_object(const Ptr<Generator>& g);     // generator.cpp
+PyObject* storage_object(const Storage& s);              // storage.cpp
 bool is_storage(PyObject* o);                           // storage.cpp
 Storage storage_of(PyObject* o);
 
@@ -845,10 +847,12 @@ PyObject* to_python(const Value& v) {
       for (size_t k = 0; k < v.bools.size(); ++k) PyList_SET_ITEM(l, k, PyBool_FromLong(v.bools[k]));
       return l;
     }
-    default:
-      PyErr_SetString(PyExc_NotImplementedError, "torchnative cannot return this value kind yet");
-      return nullptr;
+    case Value::Tag::Generator: return generator_object(v.generator);
+    case Value::Tag::Storage: return storage_object(v.storage);
+    default: break;
   }
+  PyErr_SetString(PyExc_NotImplementedError, "torchnative cannot return this value kind yet");
+  return nullptr;
 }
 
 const std::vector<Overload>& python_overloads(bool is_method, const std::string& module,

@@ -142,6 +142,9 @@ PyMethodDef set_meta_def = {"_set_generator_metaclass", set_generator_metaclass,
 
 }  // namespace
 
+// A new torch.Generator object over g (the binder's results and a dispatch mode's arguments).
+PyObject* generator_object(const Ptr<Generator>& g) { return wrap(g.get()); }
+
 // A torch.Generator's core generator (for the binder); false when obj is not one.
 bool generator_of(PyObject* obj, Ptr<Generator>* out) {
   if (!PyObject_TypeCheck(obj, &GeneratorType)) return false;

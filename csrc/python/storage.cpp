@@ -286,4 +286,7 @@ bool init_storage() {
   return rc == 0;
 }
 
+// A new torch.UntypedStorage object over s (a dispatch mode's arguments, the binder's results).
+PyObject* storage_object(const Storage& s) { return wrap(s); }
+
 }  // namespace tn::py

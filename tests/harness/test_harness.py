@@ -61,3 +61,19 @@ def test_a_wrong_gelu_kernel_is_reported_as_not_agreeing():
     clean = run_harness("--only", "nn.functional.gelu", "--max-samples", "3")
     row = {r["overload"]: r for r in clean["overloads"]}["aten.gelu.default"]
     assert row["grade"] == "agrees", row["example"]
+
+
+def test_an_extra_dispatched_op_is_reported_as_a_dispatch_mismatch():
+    """abs of a clone of its input (TN_HARNESS_INJECT=abs_clone): the same values, one more op
+    under a logging TorchDispatchMode; the sequence comparison must name it, and the clean run
+    of the same cases must show none."""
+    summary = run_harness("--only", "abs", "--max-samples", "3", "--inject", "abs_clone")
+    d = summary["dispatch"]
+    assert d["counts"].get("mismatch", 0) > 0, d["counts"]
+    assert any(m["ours"][:1] == ["aten.clone.default"] and m["at"] == 0
+               for m in d["mismatches"]), d["mismatches"][:3]
+    rows = {r["overload"]: r for r in summary["overloads"]}
+    assert rows["aten.abs.default"]["grade"] == "agrees", rows["aten.abs.default"]["example"]
+    clean = run_harness("--only", "abs", "--max-samples", "3")
+    assert clean["dispatch"]["counts"].get("mismatch", 0) == 0, clean["dispatch"]["mismatches"][:3]
+    assert clean["dispatch"]["counts"].get("same", 0) > 0, clean["dispatch"]["counts"]

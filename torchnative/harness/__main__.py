@@ -34,7 +34,8 @@ def source_key(*parts: str) -> str:
     """Hash of the upstream wheel's RECORD, the drawing code and the given settings."""
     h = hashlib.sha256()
     record = sorted(UPSTREAM.venv.glob("lib/python3*/site-packages/torch-*.dist-info/RECORD"))
-    for p in [*record, HERE / "draw.py", HERE / "codec.py", HERE / "extra_cases.py"]:
+    for p in [*record, HERE / "draw.py", HERE / "codec.py", HERE / "extra_cases.py",
+              HERE / "dispatch_log.py"]:
         h.update(p.read_bytes())
     h.update("|".join(parts).encode())
     return h.hexdigest()[:16]

@@ -5,8 +5,10 @@ OpInfo entry in OUT_DIR. For each entry and each dtype both upstream and our cor
 samples are drawn under a fixed seed; upstream then runs, from the encoded bytes, every spelling it
 offers (torch.X, Tensor.X, Tensor.X_, out=, the operator, the aliases, and each aten overload the
 call reaches, positional and by keyword), and reruns the entry's own call in float64 with every
-floating input widened. Which aten overloads a call reaches is read at the pre-dispatch level, so
-composite ops (aten.linear, aten.softmax.int) count as reached before they decompose.
+floating input widened. Which aten overloads a call reaches is read at the pre-dispatch level,
+so composite ops (aten.linear, aten.softmax.int) count as reached before they decompose. Each
+case also records the aten overloads a logging TorchDispatchMode sees while upstream runs it
+(dispatch_log.py), which replay.py records under ours.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from torch._subclasses.schema_check_mode import SchemaCheckMode  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from torchnative.harness import codec  # noqa: E402
+from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
 
-DRAW_VERSION = 2  # bump when the recorded format or the drawing changes
+DRAW_VERSION = 3  # bump when the recorded format or the drawing changes
 # Samples whose tensors hold more than this are passed over (reference_inputs include tensors of
 # a million elements; a few thousand elements exercise a kernel as well and keep the draw small),
 # and at most CANDIDATES x max_samples samples are looked at per dtype.
@@ -165,6 +168,14 @@ def traced(fn, state, args_tree, kwargs_tree, seed) -> list[dict]:
     return mode.calls
 
 
+def logged(fn, state, args_tree, kwargs_tree, seed) -> list[str]:
+    """The overloads a logging dispatch mode sees while fn runs on freshly rebuilt inputs."""
+    tensors = codec.rebuild(state)
+    args, kwargs = codec.decode(args_tree, tensors), codec.decode(kwargs_tree, tensors)
+    torch.manual_seed(seed)
+    return dispatch_sequence(fn, args, kwargs)
+
+
 def out_tree(outcome: dict):
     """out= arguments shaped like a result: zero tensors of its dtypes and shapes."""
     tensors = codec.rebuild(outcome)
@@ -230,6 +241,7 @@ def draw_sample(key, op, paths, dtype, i, sample, full: bool):
         reached += case["reached"]
         if full:
             case["upstream"] = run_call(fn, st, a, k, seed)
+            case["dispatch"] = logged(fn, st, a, k, seed)
             mark_random(case, fn)
             cases.append(case)
         add_aten_cases(calls, stem, key, dtype, i, seed, ref, aten_seen, cases, full)
@@ -275,6 +287,7 @@ def add_aten_cases(calls, stem, key, dtype, i, seed, ref, aten_seen, cases, full
         for case in (positional, named):
             case["upstream"] = run_call(fn_aten, case["state"], case["args"], case["kwargs"],
                                         seed)
+            case["dispatch"] = logged(fn_aten, case["state"], case["args"], case["kwargs"], seed)
             mark_random(case, fn_aten)
             cases.append(case)
 

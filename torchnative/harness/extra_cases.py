@@ -14,7 +14,7 @@ import torch
 from torch.testing import make_tensor
 
 from torchnative.harness import codec
-from torchnative.harness.draw import DRAW_VERSION, run_call, seed_of, traced, widened
+from torchnative.harness.draw import DRAW_VERSION, logged, run_call, seed_of, traced, widened
 
 SHAPE = (3, 4)
 
@@ -221,6 +221,7 @@ def draw_overload(overload: str, max_samples: int) -> dict:
                      kwargs={**dict(zip(names, a)), **k})
         for case in (positional, named):
             case["upstream"] = run_call(fn, state, case["args"], case["kwargs"], seed)
+            case["dispatch"] = logged(fn, state, case["args"], case["kwargs"], seed)
             record["cases"].append(case)
     return record
 

@@ -6,8 +6,10 @@ RESULT_FILE as one length-prefixed pickle, and prints `D` when the entry is done
 kills or hangs the worker is therefore known by the last `S` line; the parent (__main__.py) grades
 it a crash and restarts the worker at the next index. Each case is also run with its tensors on
 meta and compared with our CPU run (shapes, dtypes, strides; exception types): the Meta-vs-CPU
-differential that docs/AGREEMENT.md reports. TN_HARNESS_INJECT names a deliberate fault
-(`gelu_tanh`: exact gelu computed with the tanh approximation) for the harness's own tests.
+differential that docs/AGREEMENT.md reports; and once more under a logging TorchDispatchMode,
+for the overload sequence report.py compares with upstream's. TN_HARNESS_INJECT names a
+deliberate fault for the harness's own tests (`gelu_tanh`: exact gelu computed with the tanh
+approximation; `abs_clone`: abs of a clone of its input, the same values through one more op).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch  # noqa: E402
 
 from torchnative.harness import codec  # noqa: E402
+from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
 
 INJECT = os.environ.get("TN_HARNESS_INJECT", "")
 
@@ -36,7 +39,17 @@ def resolve(path: str):
 
 def injected(path: str, fn):
     """fn, or fn with the fault TN_HARNESS_INJECT names wrapped around it."""
-    if INJECT != "gelu_tanh" or not {"gelu", "gelu_"} & set(path.split(".")):
+    parts = set(path.split("."))
+    if INJECT == "abs_clone" and "abs" in parts:
+        def abs_of_clone(*args, **kwargs):
+            if args:
+                args = (args[0].clone(), *args[1:])
+            else:
+                kwargs = {k: v.clone() if k in ("self", "input") else v for k, v in kwargs.items()}
+            return fn(*args, **kwargs)
+
+        return abs_of_clone
+    if INJECT != "gelu_tanh" or not {"gelu", "gelu_"} & parts:
         return fn
 
     def tanh_gelu(*args, **kwargs):
@@ -67,6 +80,22 @@ def run_case(case: dict) -> dict:
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "exc": type(e).__name__, "msg": f"encoding our result: {e}"[:300],
                 "harness": True}
+
+
+def dispatch_of(case: dict) -> list[str] | None:
+    """Our overload sequence for the case, as draw.py logged upstream's (None where upstream's
+    was not logged: error inputs)."""
+    if "dispatch" not in case:
+        return None
+    try:
+        tensors = codec.rebuild(case["state"])
+        args = codec.decode(case["args"], tensors)
+        kwargs = codec.decode(case["kwargs"], tensors)
+        fn = injected(case["call"], resolve(case["call"]))
+    except Exception:  # noqa: BLE001 - the case's own outcome already says why
+        return None
+    torch.manual_seed(case["seed"])
+    return dispatch_sequence(fn, args, kwargs)
 
 
 def _structure(obj):
@@ -162,8 +191,12 @@ def run_entry(draw_file: str, result_file: str, start: int) -> None:
                 meta = {"verdict": "not built"}
             except Exception as e:  # noqa: BLE001 - the harness's own failure, reported
                 meta = {"verdict": "harness", "error": f"{type(e).__name__}: {e}"[:300]}
+            try:
+                dispatch = dispatch_of(case)
+            except Exception:  # noqa: BLE001 - a mode that cannot run is no sequence
+                dispatch = None
             codec.append_record(f, {"index": i, "id": case["id"], "ours": ours, "meta": meta,
-                              "seconds": time.perf_counter() - t0})
+                                    "dispatch": dispatch, "seconds": time.perf_counter() - t0})
     print("D", flush=True)
 
 

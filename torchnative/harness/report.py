@@ -2,8 +2,9 @@
 
 `evaluate` turns the drawn entries and our results into a summary (plain data, also written as
 JSON): a verdict per case, a row per aten overload with its counts per grade, the derived
-allowance per (entry, dtype), the implemented ops no case reaches, and the ops OpInfo reaches that
-we do not implement. `write_report` renders it. NumPy only, through judge.py.
+allowance per (entry, dtype), the implemented ops no case reaches, the ops OpInfo reaches that
+we do not implement, and the cases whose overload sequence under a logging TorchDispatchMode is
+not upstream's. `write_report` renders it. NumPy only, through judge.py.
 """
 
 from __future__ import annotations
@@ -82,17 +83,39 @@ def attributed(case: dict, verdict: judge.Verdict) -> list[str]:
     return list(dict.fromkeys(named)) or reached
 
 
+MAX_LISTED = 40  # dispatch-sequence mismatches listed in the report (all are counted)
+
+
+def compare_dispatch(case: dict, ours: dict, our_ops) -> dict | None:
+    """How the case's overload sequence under ours compares with upstream's: None when it is
+    not compared (either side's sequence missing, or either side raised: the outcome comparators
+    grade that), else {"same": bool} and, for a mismatch, where the sequences part."""
+    up_ops = case.get("dispatch")
+    if up_ops is None or our_ops is None:
+        return None
+    if not case["upstream"].get("ok") or not ours.get("ok"):
+        return None
+    if up_ops == our_ops:
+        return {"same": True}
+    at = next((i for i, (a, b) in enumerate(zip(up_ops, our_ops)) if a != b),
+              min(len(up_ops), len(our_ops)))
+    return {"same": False, "case": case["id"], "at": at, "upstream_len": len(up_ops),
+            "ours_len": len(our_ops), "upstream": up_ops[at:at + 3], "ours": our_ops[at:at + 3]}
+
+
 def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str],
              reach: dict, subset: bool = False, inject: str = "") -> dict:
     rows = defaultdict(lambda: {"grades": Counter(), "worst": None, "entries": set()})
     case_grades, exercised, objected = Counter(), Counter(), Counter()
     tolerances, entries, skipped = [], [], {}
     meta_counts, meta_mismatches = Counter(), []
+    dispatch_counts, dispatch_mismatches, dispatch_firsts = Counter(), [], Counter()
     covered = set()
     for key in keys:
         record = codec.load(entry_path(folder, key))
         raw = codec.read_records(entry_path(run_dir, key).with_suffix(".results"))
         results = {r["index"]: r["ours"] for r in raw}
+        sequences = {r["index"]: r.get("dispatch") for r in raw}
         for r in raw:
             m = r.get("meta")
             verdict = "no tensor argument" if m is None else m["verdict"]
@@ -111,6 +134,16 @@ def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str
             ours = results.get(i, {"ok": False, "crash": "no result was recorded",
                                    "exc": "crash", "msg": ""})
             verdict = judge.judge(context_for(case, ours, record, allow))
+            seq = compare_dispatch(case, ours, sequences.get(i))
+            if seq is None:
+                dispatch_counts["not compared"] += 1
+            elif seq["same"]:
+                dispatch_counts["same"] += 1
+            else:
+                dispatch_counts["mismatch"] += 1
+                dispatch_mismatches.append(seq)
+                first = (seq["upstream"] or ["(end)"])[0], (seq["ours"] or ["(end)"])[0]
+                dispatch_firsts[first] += 1
             case_grades[verdict.grade] += 1
             grades[verdict.grade] += 1
             exercised.update(verdict.exercised)
@@ -153,6 +186,10 @@ def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str
             "exercised": dict(exercised), "objected": dict(objected), "skipped": skipped,
             "next_work": next_work, "subset": subset, "inject": inject,
             "meta": {"counts": dict(meta_counts), "mismatches": meta_mismatches},
+            "dispatch": {"counts": dict(dispatch_counts), "mismatches": dispatch_mismatches,
+                         "first_differences": [
+                             {"upstream": u, "ours": o, "cases": n}
+                             for (u, o), n in dispatch_firsts.most_common()]},
             "provenance": provenance()}
 
 
@@ -242,6 +279,27 @@ def write_report(s: dict, path: Path) -> None:
         for m in s["meta"]["mismatches"]:
             lines.append(f"| `{m['case']}` | {_cell(str(m.get('cpu', m.get('error'))))} | "
                          f"{_cell(str(m.get('meta', '')))} |")
+    dc = s["dispatch"]["counts"]
+    lines += ["", "## Dispatch sequence", "",
+              "Every case with upstream's overload sequence (the aten overloads a logging "
+              "TorchDispatchMode sees while the call runs, drawn in upstream's process) run again "
+              "under ours in the same mode: the sequences must be identical, names and order. "
+              "Compared where both sides returned (an exception is the outcome comparators' "
+              "business).", "",
+              f"**Mismatches: {dc.get('mismatch', 0)}** (same {dc.get('same', 0)}, not compared "
+              f"{dc.get('not compared', 0)}).", ""]
+    firsts = s["dispatch"]["first_differences"]
+    if firsts:
+        lines += ["Where the sequences first part, most frequent first:", "",
+                  "| upstream | ours | cases |", "|---|---|---|"]
+        for f in firsts[:20]:
+            lines.append(f"| `{f['upstream']}` | `{f['ours']}` | {f['cases']} |")
+        lines += ["", f"The first {MAX_LISTED} mismatching cases:", "",
+                  "| case | at | upstream (ops) | ours (ops) |", "|---|---|---|---|"]
+        for m in s["dispatch"]["mismatches"][:MAX_LISTED]:
+            lines.append(f"| `{_cell(m['case'])}` | {m['at']} | "
+                         f"{_cell(', '.join(m['upstream']))} ({m['upstream_len']}) | "
+                         f"{_cell(', '.join(m['ours']))} ({m['ours_len']}) |")
     lines += ["", "## Derived tolerances", "",
               "Per OpInfo entry and floating dtype: samples with a float64 rerun, the 90th "
               "percentile of upstream's own scaled error, the floor (4 ulp), and the allowance "
@@ -266,5 +324,7 @@ def write_report(s: dict, path: Path) -> None:
                                  "uncovered", "seconds", "settings", "provenance")}
     compact["meta"] = {"counts": s["meta"]["counts"],
                        "mismatches": len(s["meta"]["mismatches"])}
+    compact["dispatch"] = {"counts": s["dispatch"]["counts"],
+                           "first_differences": s["dispatch"]["first_differences"][:20]}
     compact["next_work"] = s["next_work"][:20]
     path.with_suffix(".json").write_text(json.dumps(compact, indent=1) + "\n")

@@ -1,5 +1,6 @@
 // Factories written over empty_strided + fill_/copy_ (so a device=meta call allocates no bytes):
-// zeros/ones/full (+ .out), the *_like family, scalar_tensor, eye and the new_* methods.
+// zeros/ones/full (+ .out), the *_like family, scalar_tensor, eye and the new_* methods; and
+// lift_fresh, which the Python constructors call on the tensor they built.
 #include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
@@ -90,6 +91,11 @@ TN_REGISTER_COMPOSITE("aten::empty_like", empty_like);
 TN_REGISTER_COMPOSITE("aten::zeros_like", constant_like<0>);
 TN_REGISTER_COMPOSITE("aten::ones_like", constant_like<1>);
 TN_REGISTER_COMPOSITE("aten::full_like", full_like);
+
+// lift_fresh(Tensor(a) self) -> Tensor(a): self itself (upstream's lifts a fresh constant into a
+// functional wrapper; with none, it is the identity, which a dispatch mode sees).
+void lift_fresh(Call& c) { c.ret(c.tensor(0)); }
+TN_REGISTER_COMPOSITE("aten::lift_fresh", lift_fresh);
 
 // new_empty/new_zeros/new_ones(Tensor self, SymInt[] size, *, dtype?, layout?, device?, pin?):
 // dtype and device default to self's.

@@ -91,12 +91,15 @@ void to_copy_op(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 
-// Upstream's to(): self itself when nothing changes and no copy is asked for.
+// Upstream's to(): self itself when nothing changes and no copy is asked for, else a call of
+// _to_copy (CompositeImplicit upstream: a dispatch mode sees the _to_copy).
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
                const std::string& key) {
-  bool preserve = is_preserve(mf, key);
+  is_preserve(mf, key);  // refuses the memory formats we do not implement, by name
   if (!copy && dtype == self->dtype() && device.type == self->device().type) return self;
-  return to_copy(self, dtype, device, preserve);
+  return call_tensor("aten::_to_copy", {Value::of(self), Value::of_dtype(dtype), Value{},
+                                        Value::of_device(device), Value{}, Value::of_bool(false),
+                                        mf});
 }
 
 // to.dtype(self, ScalarType dtype, bool non_blocking, bool copy, MemoryFormat? memory_format)

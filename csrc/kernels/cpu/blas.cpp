@@ -1,4 +1,4 @@
-// The matmul family: mm, bmm, addmm, baddbmm, mv, dot, outer (structured: one shape/dtype rule
+// The matmul family: mm, bmm, addmm, baddbmm, mv, dot (structured: one shape/dtype rule
 // shared with meta) and the composites matmul and linear, with out= and in-place spellings.
 // Every product goes through gemm() (gemm.h), which hands transposed views to OpenBLAS as is.
 #include "core/promotion.h"
@@ -112,8 +112,41 @@ void bmm_rule(Call& c) {
   check_bmm_operands(a, b, c.key());
   c.ret(new_on(a, {a->size(0), a->size(1), b->size(2)}, a->dtype()));
 }
+// Small products (k * m * n < 400) as upstream's bmm computes them on the CPU (its
+// baddbmm_cpu_kernel, not BLAS): each element one in-order sum of products in float or double,
+// without fused multiply-adds, so a model's tiny attention matmuls give upstream's bits.
+bool bmm_small_in_order(const Tensor& a, const Tensor& b, const Tensor& out,
+                        const std::string& key) {
+  int64_t m = a->size(1), k = a->size(2), n = b->size(2);
+  if (k * m * n >= 400) return false;
+  bool done = false;
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* pa = data_of<T>(a, key);
+      const T* pb = data_of<T>(b, key);
+      T* pc = data_of<T>(out, key);
+      for (int64_t bi = 0; bi < a->size(0); ++bi)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            T acc = 0;
+            for (int64_t t = 0; t < k; ++t) {
+              volatile T prod = pa[bi * a->stride(0) + i * a->stride(1) + t * a->stride(2)] *
+                                pb[bi * b->stride(0) + t * b->stride(1) + j * b->stride(2)];
+              acc += prod;  // the product rounded first: no fused multiply-add
+            }
+            pc[(bi * m + i) * n + j] = acc;
+          }
+      done = true;
+    }
+  });
+  return done;
+}
+
 void bmm_cpu(Call& c) {
-  gemm_batched(c.tensor(0), c.tensor(1), c.results[0].tensor, 1, 0, c.key());
+  const Tensor& out = c.results[0].tensor;
+  if (bmm_small_in_order(c.tensor(0), c.tensor(1), out, c.key())) return;
+  gemm_batched(c.tensor(0), c.tensor(1), out, 1, 0, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::bmm", bmm_rule, bmm_cpu);
 
@@ -196,32 +229,6 @@ void dot_cpu(Call& c) {
 }
 TN_REGISTER_STRUCTURED("aten::dot", dot_rule, dot_cpu);
 
-// outer(Tensor self, Tensor vec2): self[i] * vec2[j] in the promoted dtype (as upstream's mul).
-void outer_rule(Call& c) {
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
-  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
-  TN_CHECK(b->dim() == 1, "outer: Expected 1-D argument vec2, but got ", b->dim(), "-D");
-  check_supported(a, c.key());
-  check_supported(b, c.key());
-  c.ret(new_on(a, {a->size(0), b->size(0)}, promote_types(a->dtype(), b->dtype())));
-}
-void outer_cpu(Call& c) {
-  const std::string& key = c.key();
-  const Tensor& out = c.results[0].tensor;
-  Tensor a = cast_to(c.tensor(0), out->dtype(), key), b = cast_to(c.tensor(1), out->dtype(), key);
-  dispatch_dtype(out->dtype(), key, [&](auto zero) {
-    using T = decltype(zero);
-    using A = acc_t<T>;
-    const T* pa = data_of<T>(a, key);
-    const T* pb = data_of<T>(b, key);
-    T* o = data_of<T>(out, key);
-    int64_t n = b->size(0);
-    for (int64_t i = 0; i < a->size(0); ++i)
-      for (int64_t j = 0; j < n; ++j)
-        o[i * n + j] = T(A(pa[i * a->stride(0)]) * A(pb[j * b->stride(0)]));
-  });
-}
-TN_REGISTER_STRUCTURED("aten::outer", outer_rule, outer_cpu);
 
 }  // namespace
 }  // namespace tn

@@ -99,8 +99,38 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
+// matmul.out(self, other, *, out): as upstream's, the 1-D/2-D products write out themselves
+// (dot.out, mv.out, mm.out, which a dispatch mode sees): a 1-D self as a row, then out
+// squeezed back; a folded >= 3-D self as rows into out viewed as rows. The batched products
+// compute, then copy into out.
 void matmul_out(Call& c) {
-  c.ret(write_out(c.tensor(2), matmul(c.tensor(0), c.tensor(1)), c.key()));
+  const Tensor &a = c.tensor(0), &b = c.tensor(1), &out = c.tensor(2);
+  int64_t da = a->dim(), db = b->dim();
+  const char* direct = da == 1 && db == 1   ? "aten::dot.out"
+                       : da == 2 && db == 1 ? "aten::mv.out"
+                       : da == 2 && db == 2 ? "aten::mm.out"
+                                            : nullptr;
+  if (direct) return c.ret(call_tensor(direct, {c.arg(0), c.arg(1), c.arg(2)}));
+  if (da == 1 && db == 2) {
+    Tensor row = op1("aten::unsqueeze", a, {Value::of_int(0)});
+    call("aten::mm.out", {V(row), V(b), V(out)});
+    return c.ret(op1("aten::squeeze_.dim", out, {Value::of_int(0)}));
+  }
+  if (da >= 3 && (db == 1 || db == 2) && should_fold(a, b)) {
+    Dims shape(a->sizes().begin(), a->sizes().end() - 1);
+    int64_t folded = numel_of(shape);
+    if (db == 2) shape.push_back(b->size(1));
+    TN_CHECK(out->sizes() == shape, c.key(), ": an out= tensor of another shape (",
+             dims_str(out->sizes()), ", expected ", dims_str(shape),
+             ") is not resized by torchnative here");
+    Tensor rows = reshape(a, {folded, a->size(da - 1)});
+    Dims out_rows{folded};
+    if (db == 2) out_rows.push_back(b->size(1));
+    Tensor out_view = op1("aten::view", out, {Value::of_ints(out_rows)});
+    call(db == 1 ? "aten::mv.out" : "aten::mm.out", {V(rows), V(b), V(out_view)});
+    return c.ret(out);
+  }
+  c.ret(write_out(out, matmul(a, b), c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
@@ -152,14 +182,22 @@ constexpr char kAddmm[] = "aten::addmm";
 constexpr char kBaddbmm[] = "aten::baddbmm";
 constexpr char kMv[] = "aten::mv";
 constexpr char kDot[] = "aten::dot";
-constexpr char kOuter[] = "aten::outer";
 TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2>));
 TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2>));
 TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5>));
 TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5>));
 TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2>));
 TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2>));
-TN_REGISTER_COMPOSITE("aten::outer.out", (functional_out<kOuter, 2>));
+// outer.out(self, vec2, *, out): upstream's is self as a column times vec2 into out (mul.out).
+void outer_out(Call& c) {
+  const Tensor& a = c.tensor(0);
+  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
+  TN_CHECK(c.tensor(1)->dim() == 1, "outer: Expected 1-D argument vec2, but got ",
+           c.tensor(1)->dim(), "-D");
+  Tensor column = call_tensor("aten::view", {V(a), Value::of_ints({a->size(0), 1})});
+  c.ret(call_tensor("aten::mul.out", {V(column), c.arg(1), c.arg(2)}));
+}
+TN_REGISTER_COMPOSITE("aten::outer.out", outer_out);
 TN_REGISTER_COMPOSITE("aten::addmm_", functional_inplace<kAddmm>);
 TN_REGISTER_COMPOSITE("aten::baddbmm_", functional_inplace<kBaddbmm>);
 

@@ -91,8 +91,6 @@ constexpr EwRule kFloatO = ew_rule(1, V::Out, D::CommonFloat, O::SafeCast);
 TN_REGISTER_ELEMENTWISE("aten::sigmoid", kFloat, sigmoid_compute);
 TN_REGISTER_ELEMENTWISE("aten::sigmoid_", kFloatI, sigmoid_compute);
 TN_REGISTER_ELEMENTWISE("aten::sigmoid.out", kFloatO, sigmoid_compute);
-TN_REGISTER_ELEMENTWISE("aten::special_expit", kFloat, sigmoid_compute);
-TN_REGISTER_ELEMENTWISE("aten::special_expit.out", kFloatO, sigmoid_compute);
 
 // relu(x) = clamp_min(x, 0): std::max(x, 0) in the input's dtype, so NaN stays NaN.
 void relu_compute(EwIter& it, const Call&) {

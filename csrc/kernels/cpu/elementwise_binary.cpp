@@ -1,9 +1,9 @@
 // Binary arithmetic on dense CPU tensors: add, sub, rsub, mul, div (true, trunc, floor),
-// remainder, fmod, pow; every overload (.Tensor, .Scalar, in-place, out=) and the aliases
-// (subtract, multiply, divide, true_divide). Shape and dtype come from the shared rule
-// (kernels/rules/elementwise.h); the functors follow upstream's scalar kernels. Where upstream's
-// vectorised float kernels use SLEEF (pow), results may differ from these std:: functions by an
-// ulp; the agreement tests measure it.
+// remainder, fmod, pow; every overload (.Tensor, .Scalar, in-place, out=). The aliases
+// (subtract, multiply, divide, true_divide) are composites upstream: composite/aliases.cpp.
+// Shape and dtype come from the shared rule (kernels/rules/elementwise.h); the functors follow
+// upstream's scalar kernels. Where upstream's vectorised float kernels use SLEEF (pow), results
+// may differ from these std:: functions by an ulp; the agreement tests measure it.
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"
@@ -111,11 +111,6 @@ TN_REGISTER_ELEMENTWISE("aten::sub.out", kSubO, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::sub.Scalar", kSub, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::sub_.Scalar", kSubI, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::sub.Scalar_out", kSubOX, sub_compute);
-TN_REGISTER_ELEMENTWISE("aten::subtract.Tensor", kSub, sub_compute);
-TN_REGISTER_ELEMENTWISE("aten::subtract_.Tensor", kSubI, sub_compute);
-TN_REGISTER_ELEMENTWISE("aten::subtract.out", kSubO, sub_compute);
-TN_REGISTER_ELEMENTWISE("aten::subtract.Scalar", kSub, sub_compute);
-TN_REGISTER_ELEMENTWISE("aten::subtract_.Scalar", kSubI, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::rsub.Tensor", kRsub, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::rsub.Scalar", kRsub, sub_compute);
 TN_REGISTER_ELEMENTWISE("aten::rsub.Tensor_out", kRsubOX, sub_compute);
@@ -146,11 +141,6 @@ TN_REGISTER_ELEMENTWISE("aten::mul.out", kBinO, mul_compute);
 TN_REGISTER_ELEMENTWISE("aten::mul.Scalar", kBin, mul_compute);
 TN_REGISTER_ELEMENTWISE("aten::mul_.Scalar", kBinI, mul_compute);
 TN_REGISTER_ELEMENTWISE("aten::mul.Scalar_out", kBinOX, mul_compute);
-TN_REGISTER_ELEMENTWISE("aten::multiply.Tensor", kBin, mul_compute);
-TN_REGISTER_ELEMENTWISE("aten::multiply_.Tensor", kBinI, mul_compute);
-TN_REGISTER_ELEMENTWISE("aten::multiply.out", kBinO, mul_compute);
-TN_REGISTER_ELEMENTWISE("aten::multiply.Scalar", kBin, mul_compute);
-TN_REGISTER_ELEMENTWISE("aten::multiply_.Scalar", kBinI, mul_compute);
 
 // --- div -------------------------------------------------------------------------------------
 
@@ -243,21 +233,6 @@ TN_REGISTER_ELEMENTWISE("aten::div.out_mode", kDivMO, div_mode_compute);
 TN_REGISTER_ELEMENTWISE("aten::div.Scalar_mode", kDivM, div_mode_compute);
 TN_REGISTER_ELEMENTWISE("aten::div_.Scalar_mode", kDivMI, div_mode_compute);
 TN_REGISTER_ELEMENTWISE("aten::div.Scalar_mode_out", kDivMOX, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.Tensor", kDiv, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide_.Tensor", kDivI, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.out", kDivO, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.Scalar", kDiv, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide_.Scalar", kDivI, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.Tensor_mode", kDivM, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide_.Tensor_mode", kDivMI, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.out_mode", kDivMO, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide.Scalar_mode", kDivM, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::divide_.Scalar_mode", kDivMI, div_mode_compute);
-TN_REGISTER_ELEMENTWISE("aten::true_divide.Tensor", kDiv, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::true_divide_.Tensor", kDivI, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::true_divide.out", kDivO, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::true_divide.Scalar", kDiv, div_compute);
-TN_REGISTER_ELEMENTWISE("aten::true_divide_.Scalar", kDivI, div_compute);
 
 // --- remainder, fmod -------------------------------------------------------------------------
 

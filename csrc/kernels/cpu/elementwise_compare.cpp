@@ -1,5 +1,5 @@
 // Comparison, logical and selection ops on dense CPU tensors: eq/ne/lt/le/gt/ge (and their
-// aliases), logical_and/or/xor/not, bitwise_and/or/xor/not (and the __and__ family), where,
+// aliases), logical_and/or/xor/not, bitwise_and/or/xor/not, where,
 // maximum/minimum, clamp/clamp_min/clamp_max (Scalar and Tensor bounds; clip). Comparisons
 // compute in the operands' promoted dtype and give bool (or cast into any out= dtype); max, min
 // and clamp propagate NaN as upstream does.
@@ -72,15 +72,10 @@ constexpr EwRule kCmpO = ew_rule(2, V::Out, D::Bool, O::Any);
 
 TN_COMPARISON("eq", eq_compute);
 TN_COMPARISON("ne", ne_compute);
-TN_COMPARISON("not_equal", ne_compute);
 TN_COMPARISON("lt", lt_compute);
-TN_COMPARISON("less", lt_compute);
 TN_COMPARISON("le", le_compute);
-TN_COMPARISON("less_equal", le_compute);
 TN_COMPARISON("gt", gt_compute);
-TN_COMPARISON("greater", gt_compute);
 TN_COMPARISON("ge", ge_compute);
-TN_COMPARISON("greater_equal", ge_compute);
 
 // logical_and / _ / .out (Tensor operands only)
 #define TN_LOGICAL(name, compute)                             \
@@ -153,8 +148,9 @@ constexpr EwRule kBitI = ew_rule(2, V::InPlace, D::Common, O::SafeCast, nullptr,
 constexpr EwRule kBitO = ew_rule(2, V::Out, D::Common, O::SafeCast, nullptr, check_bitwise);
 constexpr EwRule kBitOX = ew_rule(2, V::Out, D::Common, O::Exact, nullptr, check_bitwise);
 
-// bitwise_and and its Python-operator spellings (__and__, __iand__).
-#define TN_BITWISE(name, dunder, idunder, compute)                                  \
+// bitwise_and and its forms (the Python-operator spellings, __and__ and __iand__, are
+// composites upstream: kernels/composite/pointwise.cpp).
+#define TN_BITWISE(name, compute)                                  \
   TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor", kBit, compute);                  \
   TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar", kBit, compute);                  \
   TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor", kBit, compute);           \
@@ -162,15 +158,11 @@ constexpr EwRule kBitOX = ew_rule(2, V::Out, D::Common, O::Exact, nullptr, check
   TN_REGISTER_ELEMENTWISE("aten::" name "_.Scalar", kBitI, compute);                \
   TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor_out", kBitO, compute);             \
   TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_out", kBitO, compute);             \
-  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor_out", kBitOX, compute);     \
-  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Tensor", kBit, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" dunder ".Scalar", kBit, compute);                \
-  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Tensor", kBitI, compute);              \
-  TN_REGISTER_ELEMENTWISE("aten::" idunder ".Scalar", kBitI, compute)
+  TN_REGISTER_ELEMENTWISE("aten::" name ".Scalar_Tensor_out", kBitOX, compute)
 
-TN_BITWISE("bitwise_and", "__and__", "__iand__", bitwise_and_compute);
-TN_BITWISE("bitwise_or", "__or__", "__ior__", bitwise_or_compute);
-TN_BITWISE("bitwise_xor", "__xor__", "__ixor__", bitwise_xor_compute);
+TN_BITWISE("bitwise_and", bitwise_and_compute);
+TN_BITWISE("bitwise_or", bitwise_or_compute);
+TN_BITWISE("bitwise_xor", bitwise_xor_compute);
 
 constexpr EwRule kSame = ew_rule(1, V::Functional, D::Common, O::Same);
 constexpr EwRule kSameI = ew_rule(1, V::InPlace, D::Common, O::Same);
@@ -196,9 +188,6 @@ constexpr EwRule kWhere = where_rule(V::Functional);
 constexpr EwRule kWhereO = where_rule(V::Out);
 TN_REGISTER_ELEMENTWISE("aten::where.self", kWhere, where_compute);
 TN_REGISTER_ELEMENTWISE("aten::where.self_out", kWhereO, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.ScalarSelf", kWhere, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.ScalarOther", kWhere, where_compute);
-TN_REGISTER_ELEMENTWISE("aten::where.Scalar", kWhere, where_compute);
 
 // --- maximum, minimum, clamp -----------------------------------------------------------------
 
@@ -352,7 +341,6 @@ constexpr EwRule kClampTO = clamp_tensor_rule(V::Out);
   TN_REGISTER_ELEMENTWISE("aten::" name ".Tensor_out", kClampTO, clamp_tensor_compute)
 
 TN_CLAMP("clamp");
-TN_CLAMP("clip");
 TN_REGISTER_ELEMENTWISE("aten::clamp_min", kBound, clamp_min_compute);
 TN_REGISTER_ELEMENTWISE("aten::clamp_min_", kBoundI, clamp_min_compute);
 TN_REGISTER_ELEMENTWISE("aten::clamp_min.out", kBoundO, clamp_min_compute);

@@ -77,9 +77,7 @@ constexpr EwRule kNegI = ew_rule(1, V::InPlace, D::Common, O::Same, ew_check_neg
 constexpr EwRule kNegO = ew_rule(1, V::Out, D::Common, O::Same, ew_check_neg);
 
 TN_UNARY("neg", kNeg, neg_compute);
-TN_UNARY("negative", kNeg, neg_compute);
 TN_UNARY("abs", kSame, abs_compute);
-TN_UNARY("absolute", kSame, abs_compute);
 TN_UNARY("sign", kSame, sign_compute);
 
 // --- float functions ---------------------------------------------------------------------------
@@ -213,7 +211,6 @@ void round_decimals_compute(EwIter& it, const Call& c) {
 TN_UNARY("floor", kSame, floor_compute);
 TN_UNARY("ceil", kSame, ceil_compute);
 TN_UNARY("trunc", kSame, trunc_compute);
-TN_UNARY("fix", kSame, trunc_compute);
 TN_UNARY("round", kSame, round_compute);
 TN_REGISTER_ELEMENTWISE("aten::round.decimals", kSame, round_decimals_compute);
 TN_REGISTER_ELEMENTWISE("aten::round_.decimals", kSameI, round_decimals_compute);
@@ -261,7 +258,6 @@ TN_REGISTER_ELEMENTWISE("aten::isnan", kPred, isnan_compute);
 TN_REGISTER_ELEMENTWISE("aten::isnan.out", kPredOX, isnan_compute);
 TN_REGISTER_ELEMENTWISE("aten::isinf", kPred, isinf_compute);
 TN_REGISTER_ELEMENTWISE("aten::isinf.out", kPredOX, isinf_compute);
-TN_REGISTER_ELEMENTWISE("aten::isfinite", kPred, isfinite_compute);
 
 // nan_to_num(self, float? nan, float? posinf, float? neginf): integers are copied; the
 // replacements default to 0, the dtype's max and its lowest, cast from double as upstream.

@@ -59,8 +59,8 @@ void dropout(Call& c) {
   const Tensor& x = c.tensor(0);
   if (!c.to_bool(2) || p == 0 || x->numel() == 0) return c.ret(x);
   if (p == 1) {
-    Tensor zero = empty_tensor({}, x->dtype(), x->device());
-    call("aten::zero_", {Value::of(zero)});
+    Tensor zero = call_tensor("aten::zeros", {Value::of_ints({}), Value::of_dtype(x->dtype()),
+                                              Value{}, Value::of_device(x->device())});
     return c.ret(call_tensor("aten::mul.Tensor", {Value::of(x), Value::of(zero)}));
   }
   Tensor noise = call_tensor("aten::empty_like", {Value::of(x)});

@@ -287,15 +287,18 @@ TN_REGISTER_COMPOSITE("aten::layer_norm", layer_norm);
 // layer_norm on dense CPU tensors: for a contiguous float32 input with float32 contiguous (or
 // absent) weight and bias, native_layer_norm's checks and row kernel run here directly, mean and
 // rstd (which layer_norm drops) in scratch memory rather than two new tensors; anything else
-// takes the composite above. Same result, same errors; it skips a second pass through the door
-// and two allocations (measured by callgrind at 8 x 384: see the commit).
+// takes the composite above, and so does any call a dispatch mode watches. Same result, same
+// errors; it skips a second pass through the door and two allocations (measured by callgrind
+// at 8 x 384: see the commit).
 void layer_norm_dense(Call& c) {
   const Tensor& x = c.tensor(0);
   const Tensor *w = c.optional_tensor(2), *b = c.optional_tensor(3);
   auto plain = [](const Tensor* t) {
     return !t || ((*t)->dtype() == ScalarType::Float && (*t)->is_contiguous());
   };
-  if (x->dtype() != ScalarType::Float || !x->is_contiguous() || !plain(w) || !plain(b))
+  // A dispatch mode (the Python key) must see upstream's decomposition, native_layer_norm.
+  bool watched = (c.keys & key_bit(DispatchKey::Python)) != 0;
+  if (watched || x->dtype() != ScalarType::Float || !x->is_contiguous() || !plain(w) || !plain(b))
     return layer_norm(c);
   const Dims& ns = c.int_list(1);
   check_layer_norm(x, ns, w, b);

@@ -81,7 +81,8 @@ TN_REGISTER_STRUCTURED("aten::_log_softmax", softmax_rule<true>, softmax_cpu<tru
 template <bool Log>
 void softmax_int(Call& c) {
   Tensor in = c.tensor(0);
-  if (auto dt = c.optional_dtype(2)) in = cast_to(in, *dt, c.key());
+  if (auto dt = c.optional_dtype(2); dt && *dt != in->dtype())  // Tensor.to, as upstream's
+    in = call_tensor("aten::_to_copy", {Value::of(in), Value::of_dtype(*dt)});
   c.ret(call_tensor(Log ? "aten::_log_softmax" : "aten::_softmax",
                     {Value::of(in), c.arg(1), Value::of_bool(false)}));
 }

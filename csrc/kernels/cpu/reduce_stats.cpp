@@ -18,10 +18,7 @@ struct VarArgs {
   bool keepdim = false;
 };
 
-// var(self, bool unbiased=True)
-VarArgs var_all(const Call& c) { return {{}, c.to_bool(1) ? 1.0 : 0.0, false}; }
-// var.dim(self, int[1]? dim, bool unbiased=True, bool keepdim=False)
-VarArgs var_dim(const Call& c) { return {opt_dims(c, 1), c.to_bool(2) ? 1.0 : 0.0, c.to_bool(3)}; }
+// (var and var.dim, without a correction, are composites upstream: composite/aliases.cpp.)
 // var.correction(self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
 VarArgs var_corr(const Call& c) {
   double corr = c.arg(2).is_none() ? 1.0 : c.scalar(2).to_double();
@@ -66,27 +63,32 @@ void var_cpu(Call& c) {
   });
 }
 
-TN_REGISTER_STRUCTURED("aten::var", var_rule<var_all>, (var_cpu<false, var_all>));
-TN_REGISTER_STRUCTURED("aten::var.dim", var_rule<var_dim>, (var_cpu<false, var_dim>));
 TN_REGISTER_STRUCTURED("aten::var.correction", var_rule<var_corr>, (var_cpu<false, var_corr>));
-TN_REGISTER_STRUCTURED("aten::std", var_rule<var_all>, (var_cpu<true, var_all>));
-TN_REGISTER_STRUCTURED("aten::std.dim", var_rule<var_dim>, (var_cpu<true, var_dim>));
 TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true, var_corr>));
 
-// var.out / std.out (self, dim, unbiased, keepdim, out); *.correction_out likewise.
+// var.correction_out / std.correction_out (self, dim, *, correction, keepdim, out).
 template <const char* Functional>
 void var_out(Call& c) {
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
   c.ret(write_out(c.tensor(4), r, c.key()));
 }
-constexpr char kVarDim[] = "aten::var.dim";
 constexpr char kVarCorr[] = "aten::var.correction";
-constexpr char kStdDim[] = "aten::std.dim";
 constexpr char kStdCorr[] = "aten::std.correction";
-TN_REGISTER_COMPOSITE("aten::var.out", var_out<kVarDim>);
 TN_REGISTER_COMPOSITE("aten::var.correction_out", var_out<kVarCorr>);
-TN_REGISTER_COMPOSITE("aten::std.out", var_out<kStdDim>);
 TN_REGISTER_COMPOSITE("aten::std.correction_out", var_out<kStdCorr>);
+
+// var.out / std.out (self, dim, bool unbiased, keepdim, out): CompositeImplicit upstream, a call
+// of *.correction_out with correction = unbiased ? 1 : 0.
+template <const char* kCorrectionOut>
+void unbiased_out(Call& c) {
+  c.ret(call_tensor(kCorrectionOut, {c.arg(0), c.arg(1),
+                                     Value::of_scalar(Scalar::from_int(c.to_bool(2) ? 1 : 0)),
+                                     c.arg(3), c.arg(4)}));
+}
+constexpr char kVarCorrOut[] = "aten::var.correction_out";
+constexpr char kStdCorrOut[] = "aten::std.correction_out";
+TN_REGISTER_COMPOSITE("aten::var.out", unbiased_out<kVarCorrOut>);
+TN_REGISTER_COMPOSITE("aten::std.out", unbiased_out<kStdCorrOut>);
 
 // --- linalg_vector_norm(self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
 //                        ScalarType? dtype=None) -------------------------------------------

@@ -1,7 +1,9 @@
 // View ops: each result is make_view(self, sizes, strides, offset), sharing storage and version
 // counter, with upstream's sizes/strides/storage_offset. Only metadata is computed, so one
 // kernel (registered as Composite) serves every back end, meta included. These are the only
-// kernels that build views; composites (kernels/composite/) call them through the door.
+// kernels that build views; composites (kernels/composite/) call them through the door, and so
+// do the view ops upstream defines as CompositeImplicit (narrow, chunk, expand_as, ...), after
+// their checks, so that a dispatch mode sees the view op they decompose into.
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
 
@@ -47,8 +49,11 @@ void reshape_alias(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::_reshape_alias", reshape_alias);
 
-// view_as(Tensor(a) self, Tensor other) -> Tensor(a)
-void view_as(Call& c) { c.ret(view_as_shape(c.tensor(0), c.tensor(1)->sizes())); }
+// view_as(Tensor(a) self, Tensor other) -> Tensor(a): CompositeImplicit upstream, a call of view.
+void view_as(Call& c) {
+  c.ret(call_tensor("aten::view",
+                    {Value::of(c.tensor(0)), Value::of_ints(c.tensor(1)->sizes())}));
+}
 TN_REGISTER_COMPOSITE("aten::view_as", view_as);
 
 // view.dtype(Tensor(a) self, ScalarType dtype): reinterprets bytes; with a different itemsize
@@ -161,7 +166,8 @@ void movedim(Call& c) {
   for (int64_t d = 0; d < n; ++d)
     if (d != src) order.push_back(d);
   order.insert(order.begin() + dst, src);
-  c.ret(permute_of(self, order));
+  // CompositeImplicit upstream: the permute is a call of its own, as a dispatch mode sees it.
+  c.ret(call_tensor("aten::permute", {Value::of(self), Value::of_ints(order)}));
 }
 TN_REGISTER_COMPOSITE("aten::movedim.int", movedim);
 
@@ -200,7 +206,11 @@ Tensor expand_to(const Tensor& self, const Dims& target) {
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 void expand(Call& c) { c.ret(expand_to(c.tensor(0), c.int_list(1))); }
 TN_REGISTER_COMPOSITE("aten::expand", expand);
-void expand_as(Call& c) { c.ret(expand_to(c.tensor(0), c.tensor(1)->sizes())); }
+// expand_as: CompositeImplicit upstream, so it calls expand (which a dispatch mode sees).
+void expand_as(Call& c) {
+  c.ret(call_tensor("aten::expand",
+                    {Value::of(c.tensor(0)), Value::of_ints(c.tensor(1)->sizes())}));
+}
 TN_REGISTER_COMPOSITE("aten::expand_as", expand_as);
 
 // Drops the dims flagged in `drop` that have size 1.
@@ -283,7 +293,7 @@ void unflatten(Call& c) {
   if (shape.empty()) shape.push_back(1);
   shape.erase(shape.begin() + d);
   shape.insert(shape.begin() + d, resolved.begin(), resolved.end());
-  c.ret(view_as_shape(self, shape));
+  c.ret(call_tensor("aten::view", {Value::of(self), Value::of_ints(shape)}));  // as upstream's
 }
 TN_REGISTER_COMPOSITE("aten::unflatten.int", unflatten);
 
@@ -345,8 +355,18 @@ Tensor narrow_of(const Tensor& self, int64_t dim, int64_t start, int64_t length)
   return slice_of(self, d, start, start + length, 1);
 }
 
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-void narrow(Call& c) { c.ret(narrow_of(c.tensor(0), c.to_int(1), c.to_int(2), c.to_int(3))); }
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a): narrow_of's checks,
+// then slice.Tensor as a call of its own (CompositeImplicit upstream: a dispatch mode sees it).
+void narrow(Call& c) {
+  const Tensor& self = c.tensor(0);
+  narrow_of(self, c.to_int(1), c.to_int(2), c.to_int(3));  // upstream's checks and messages
+  int64_t d = wrap_dim(c.to_int(1), self->dim());
+  int64_t start = c.to_int(2) < 0 ? c.to_int(2) + self->size(d) : c.to_int(2);
+  c.ret(call_tensor("aten::slice.Tensor", {Value::of(self), Value::of_int(d),
+                                           Value::of_int(start),
+                                           Value::of_int(start + c.to_int(3)),
+                                           Value::of_int(1)}));
+}
 TN_REGISTER_COMPOSITE("aten::narrow", narrow);
 
 void ret_list(Call& c, std::vector<Tensor> parts) { c.ret(Value::of_tensors(std::move(parts))); }
@@ -376,7 +396,13 @@ std::vector<Tensor> split_sizes_of(const Tensor& self, const Dims& sizes, int64_
 void split_with_sizes(Call& c) { ret_list(c, split_sizes_of(c.tensor(0), c.int_list(1),
                                                             c.to_int(2))); }
 TN_REGISTER_COMPOSITE("aten::split_with_sizes", split_with_sizes);
-TN_REGISTER_COMPOSITE("aten::split.sizes", split_with_sizes);
+
+// split.sizes: CompositeImplicit upstream, a call of split_with_sizes.
+void split_sizes(Call& c) {
+  for (Value& v : call("aten::split_with_sizes", {c.arg(0), c.arg(1), c.arg(2)}))
+    c.ret(std::move(v));
+}
+TN_REGISTER_COMPOSITE("aten::split.sizes", split_sizes);
 
 std::vector<Tensor> split_of(const Tensor& self, int64_t split_size, int64_t dim) {
   TN_CHECK(self->dim() > 0, "split expects at least a 1-dimensional tensor");
@@ -409,8 +435,13 @@ void chunk(Call& c) {
   int64_t d = wrap_dim(c.to_int(2), self->dim());
   int64_t size = self->size(d);
   int64_t each = (size + chunks - 1) / chunks;
-  if (each == 0 && size == 0) return ret_list(c, split_sizes_of(self, Dims(chunks, 0), d));
-  ret_list(c, split_of(self, each, d));
+  // CompositeImplicit upstream: the split is a call of its own, as a dispatch mode sees it.
+  std::vector<Value> parts =
+      each == 0 && size == 0
+          ? call("aten::split_with_sizes", {Value::of(self), Value::of_ints(Dims(chunks, 0)),
+                                            Value::of_int(d)})
+          : call("aten::split.Tensor", {Value::of(self), Value::of_int(each), Value::of_int(d)});
+  for (Value& v : parts) c.ret(std::move(v));
 }
 TN_REGISTER_COMPOSITE("aten::chunk", chunk);
 

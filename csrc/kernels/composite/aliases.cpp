@@ -1,0 +1,175 @@
+// Ops that upstream defines as CompositeImplicitAutograd calls of another op: the aliases
+// (absolute -> abs, divide -> div, multiply -> mul, ...), std/var without a correction (->
+// .correction), outer (view then mul) and where with Scalar operands (scalar_tensor then
+// where.self). They run at Autograd, so a dispatch mode sees the op they call, as upstream's.
+#include "core/promotion.h"
+#include "kernels/composite/ops.h"
+
+namespace tn {
+namespace {
+
+using namespace ops;
+
+// Every argument as given, to the op kTarget names (same schema order, out= included).
+template <const char* kTarget>
+void forward_to(Call& c) {
+  std::vector<Value> args(c.args.begin(), c.args.end());
+  for (Value& v : call(kTarget, std::move(args))) c.ret(std::move(v));
+}
+
+// The registration of one alias overload: TN_ALIAS(name, alias overload, target overload).
+#define TN_ALIAS(id, from, to)                  \
+  constexpr char k_##id[] = to;                 \
+  TN_REGISTER_COMPOSITE(from, forward_to<k_##id>)
+
+TN_ALIAS(absolute, "aten::absolute", "aten::abs");
+TN_ALIAS(absolute_, "aten::absolute_", "aten::abs_");
+TN_ALIAS(absolute_out, "aten::absolute.out", "aten::abs.out");
+TN_ALIAS(negative, "aten::negative", "aten::neg");
+TN_ALIAS(negative_, "aten::negative_", "aten::neg_");
+TN_ALIAS(negative_out, "aten::negative.out", "aten::neg.out");
+TN_ALIAS(fix, "aten::fix", "aten::trunc");
+TN_ALIAS(fix_, "aten::fix_", "aten::trunc_");
+TN_ALIAS(fix_out, "aten::fix.out", "aten::trunc.out");
+TN_ALIAS(expit, "aten::special_expit", "aten::sigmoid");
+TN_ALIAS(expit_out, "aten::special_expit.out", "aten::sigmoid.out");
+TN_ALIAS(clip, "aten::clip", "aten::clamp");
+TN_ALIAS(clip_t, "aten::clip.Tensor", "aten::clamp.Tensor");
+TN_ALIAS(clip_out, "aten::clip.out", "aten::clamp.out");
+TN_ALIAS(clip_t_out, "aten::clip.Tensor_out", "aten::clamp.Tensor_out");
+TN_ALIAS(clip_, "aten::clip_", "aten::clamp_");
+TN_ALIAS(clip_t_, "aten::clip_.Tensor", "aten::clamp_.Tensor");
+TN_ALIAS(multiply_t, "aten::multiply.Tensor", "aten::mul.Tensor");
+TN_ALIAS(multiply_s, "aten::multiply.Scalar", "aten::mul.Scalar");
+TN_ALIAS(multiply_out, "aten::multiply.out", "aten::mul.out");
+TN_ALIAS(multiply_t_, "aten::multiply_.Tensor", "aten::mul_.Tensor");
+TN_ALIAS(multiply_s_, "aten::multiply_.Scalar", "aten::mul_.Scalar");
+TN_ALIAS(subtract_t, "aten::subtract.Tensor", "aten::sub.Tensor");
+TN_ALIAS(subtract_s, "aten::subtract.Scalar", "aten::sub.Scalar");
+TN_ALIAS(subtract_out, "aten::subtract.out", "aten::sub.out");
+TN_ALIAS(subtract_t_, "aten::subtract_.Tensor", "aten::sub_.Tensor");
+TN_ALIAS(subtract_s_, "aten::subtract_.Scalar", "aten::sub_.Scalar");
+TN_ALIAS(divide_t, "aten::divide.Tensor", "aten::div.Tensor");
+TN_ALIAS(divide_s, "aten::divide.Scalar", "aten::div.Scalar");
+TN_ALIAS(divide_tm, "aten::divide.Tensor_mode", "aten::div.Tensor_mode");
+TN_ALIAS(divide_sm, "aten::divide.Scalar_mode", "aten::div.Scalar_mode");
+TN_ALIAS(divide_out, "aten::divide.out", "aten::div.out");
+TN_ALIAS(divide_out_m, "aten::divide.out_mode", "aten::div.out_mode");
+TN_ALIAS(divide_t_, "aten::divide_.Tensor", "aten::div_.Tensor");
+TN_ALIAS(divide_s_, "aten::divide_.Scalar", "aten::div_.Scalar");
+TN_ALIAS(divide_tm_, "aten::divide_.Tensor_mode", "aten::div_.Tensor_mode");
+TN_ALIAS(divide_sm_, "aten::divide_.Scalar_mode", "aten::div_.Scalar_mode");
+TN_ALIAS(true_divide_t, "aten::true_divide.Tensor", "aten::div.Tensor");
+TN_ALIAS(true_divide_s, "aten::true_divide.Scalar", "aten::div.Scalar");
+TN_ALIAS(true_divide_out, "aten::true_divide.out", "aten::div.out");
+TN_ALIAS(true_divide_t_, "aten::true_divide_.Tensor", "aten::div_.Tensor");
+TN_ALIAS(true_divide_s_, "aten::true_divide_.Scalar", "aten::div_.Scalar");
+TN_ALIAS(greater_s, "aten::greater.Scalar", "aten::gt.Scalar");
+TN_ALIAS(greater_t, "aten::greater.Tensor", "aten::gt.Tensor");
+TN_ALIAS(greater_so, "aten::greater.Scalar_out", "aten::gt.Scalar_out");
+TN_ALIAS(greater_to, "aten::greater.Tensor_out", "aten::gt.Tensor_out");
+TN_ALIAS(greater_s_, "aten::greater_.Scalar", "aten::gt_.Scalar");
+TN_ALIAS(greater_t_, "aten::greater_.Tensor", "aten::gt_.Tensor");
+TN_ALIAS(greater_equal_s, "aten::greater_equal.Scalar", "aten::ge.Scalar");
+TN_ALIAS(greater_equal_t, "aten::greater_equal.Tensor", "aten::ge.Tensor");
+TN_ALIAS(greater_equal_so, "aten::greater_equal.Scalar_out", "aten::ge.Scalar_out");
+TN_ALIAS(greater_equal_to, "aten::greater_equal.Tensor_out", "aten::ge.Tensor_out");
+TN_ALIAS(greater_equal_s_, "aten::greater_equal_.Scalar", "aten::ge_.Scalar");
+TN_ALIAS(greater_equal_t_, "aten::greater_equal_.Tensor", "aten::ge_.Tensor");
+TN_ALIAS(less_s, "aten::less.Scalar", "aten::lt.Scalar");
+TN_ALIAS(less_t, "aten::less.Tensor", "aten::lt.Tensor");
+TN_ALIAS(less_so, "aten::less.Scalar_out", "aten::lt.Scalar_out");
+TN_ALIAS(less_to, "aten::less.Tensor_out", "aten::lt.Tensor_out");
+TN_ALIAS(less_s_, "aten::less_.Scalar", "aten::lt_.Scalar");
+TN_ALIAS(less_t_, "aten::less_.Tensor", "aten::lt_.Tensor");
+TN_ALIAS(less_equal_s, "aten::less_equal.Scalar", "aten::le.Scalar");
+TN_ALIAS(less_equal_t, "aten::less_equal.Tensor", "aten::le.Tensor");
+TN_ALIAS(less_equal_so, "aten::less_equal.Scalar_out", "aten::le.Scalar_out");
+TN_ALIAS(less_equal_to, "aten::less_equal.Tensor_out", "aten::le.Tensor_out");
+TN_ALIAS(less_equal_s_, "aten::less_equal_.Scalar", "aten::le_.Scalar");
+TN_ALIAS(less_equal_t_, "aten::less_equal_.Tensor", "aten::le_.Tensor");
+TN_ALIAS(not_equal_s, "aten::not_equal.Scalar", "aten::ne.Scalar");
+TN_ALIAS(not_equal_t, "aten::not_equal.Tensor", "aten::ne.Tensor");
+TN_ALIAS(not_equal_so, "aten::not_equal.Scalar_out", "aten::ne.Scalar_out");
+TN_ALIAS(not_equal_to, "aten::not_equal.Tensor_out", "aten::ne.Tensor_out");
+TN_ALIAS(not_equal_s_, "aten::not_equal_.Scalar", "aten::ne_.Scalar");
+TN_ALIAS(not_equal_t_, "aten::not_equal_.Tensor", "aten::ne_.Tensor");
+
+// std / var (Tensor self, bool unbiased=True) and .dim (self, int[1]? dim, bool unbiased=True,
+// bool keepdim=False): the .correction overload with correction = unbiased ? 1 : 0.
+template <const char* kTarget, bool kWithDim>
+void with_correction(Call& c) {
+  int64_t correction = c.to_bool(kWithDim ? 2 : 1) ? 1 : 0;
+  std::vector<Value> args{c.arg(0), kWithDim ? c.arg(1) : Value{},
+                          Value::of_scalar(Scalar::from_int(correction)),
+                          Value::of_bool(kWithDim && c.to_bool(3))};
+  c.ret(call_tensor(kTarget, std::move(args)));
+}
+constexpr char kStdCorrection[] = "aten::std.correction";
+constexpr char kVarCorrection[] = "aten::var.correction";
+TN_REGISTER_COMPOSITE("aten::std", (with_correction<kStdCorrection, false>));
+TN_REGISTER_COMPOSITE("aten::std.dim", (with_correction<kStdCorrection, true>));
+TN_REGISTER_COMPOSITE("aten::var", (with_correction<kVarCorrection, false>));
+TN_REGISTER_COMPOSITE("aten::var.dim", (with_correction<kVarCorrection, true>));
+
+// outer(Tensor self, Tensor vec2): self as a column (view (n, 1)) times vec2.
+void outer(Call& c) {
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  TN_CHECK(a->dim() == 1, "outer: Expected 1-D argument self, but got ", a->dim(), "-D");
+  TN_CHECK(b->dim() == 1, "outer: Expected 1-D argument vec2, but got ", b->dim(), "-D");
+  Tensor column = view(a, {a->size(0), 1});
+  c.ret(call_tensor("aten::mul.Tensor", {t(column), t(b)}));
+}
+TN_REGISTER_COMPOSITE("aten::outer", outer);
+
+ScalarType number_dtype(const Scalar& s) {
+  return s.is_floating() ? ScalarType::Double : s.is_bool() ? ScalarType::Bool : ScalarType::Long;
+}
+
+// A 0-dim tensor of s in dtype on device, as upstream's where overloads make it.
+Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, Device device) {
+  Value strided;
+  strided.tag = Value::Tag::Layout;
+  return call_tensor("aten::scalar_tensor", {Value::of_scalar(s), Value::of_dtype(dtype), strided,
+                                             Value::of_device(device)});
+}
+
+// where.Scalar(Tensor condition, Scalar self, Scalar other): both numbers in their result type
+// on the condition's device (other first, as upstream), then where.self.
+void where_scalars(Call& c) {
+  const Tensor& cond = c.tensor(0);
+  ResultType rt;
+  rt.add_number(number_dtype(c.scalar(1)));
+  rt.add_number(number_dtype(c.scalar(2)));
+  Tensor other = scalar_tensor_of(c.scalar(2), rt.result(), cond->device());
+  Tensor self = scalar_tensor_of(c.scalar(1), rt.result(), cond->device());
+  c.ret(call_tensor("aten::where.self", {t(cond), t(self), t(other)}));
+}
+
+// where.ScalarOther(condition, Tensor self, Scalar other) and where.ScalarSelf(condition,
+// Scalar self, Tensor other): the number in the result type of it and the tensor.
+template <bool kScalarSelf>
+void where_one_scalar(Call& c) {
+  const Tensor& cond = c.tensor(0);
+  const Tensor& tensor = c.tensor(kScalarSelf ? 2 : 1);
+  const Scalar& number = c.scalar(kScalarSelf ? 1 : 2);
+  ResultType rt;
+  rt.add_tensor(tensor->dtype(), tensor->dim() == 0);
+  rt.add_number(number_dtype(number));
+  ScalarType common = rt.result();
+  Tensor wrapped = scalar_tensor_of(number, common, tensor->device());
+  // The tensor in the common dtype too (Tensor.to: a _to_copy only when it changes).
+  Tensor same = tensor->dtype() == common
+                    ? tensor
+                    : call_tensor("aten::_to_copy", {t(tensor), Value::of_dtype(common)});
+  c.ret(call_tensor("aten::where.self", kScalarSelf ? std::vector<Value>{t(cond), t(wrapped),
+                                                                         t(same)}
+                                                    : std::vector<Value>{t(cond), t(same),
+                                                                         t(wrapped)}));
+}
+TN_REGISTER_COMPOSITE("aten::where.Scalar", where_scalars);
+TN_REGISTER_COMPOSITE("aten::where.ScalarOther", where_one_scalar<false>);
+TN_REGISTER_COMPOSITE("aten::where.ScalarSelf", where_one_scalar<true>);
+
+}  // namespace
+}  // namespace tn

@@ -1,0 +1,62 @@
+// Pointwise ops that upstream defines as CompositeImplicitAutograd: isfinite and the Python
+// operator spellings of the bitwise ops (__and__, __iand__, ...). They run at Autograd, so a
+// dispatch mode sees the ops they decompose into, in upstream's order. Door ops only.
+#include <cmath>
+
+#include "dispatch/kernel.h"
+
+namespace tn {
+namespace {
+
+// isfinite(Tensor self) -> Tensor: integers and bools are always finite (ones_like, bool,
+// preserving the layout); a floating x is finite where x == x and |x| != inf. Upstream's order
+// of the pieces: abs, ne.Scalar, eq.Tensor, then mul.Tensor(eq, ne).
+void isfinite(Call& c) {
+  const Tensor& self = c.tensor(0);
+  if (!is_floating(self->dtype())) {
+    TN_CHECK_KIND(!info(self->dtype()).is_complex, NotImplemented, c.key(),
+                  " for complex tensors (isfinite of the real and imaginary parts) is not "
+                  "implemented by torchnative");
+    Value preserve;
+    preserve.tag = Value::Tag::MemoryFormat;
+    preserve.memory_format = MemoryFormatKind::Preserve;
+    c.ret(call_tensor("aten::ones_like", {Value::of(self), Value::of_dtype(ScalarType::Bool),
+                                          Value{}, Value{}, Value{}, preserve}));
+    return;
+  }
+  Tensor magnitude = call_tensor("aten::abs", {Value::of(self)});
+  Value inf = Value::of_scalar(Scalar::from_double(INFINITY));
+  Tensor bounded = call_tensor("aten::ne.Scalar", {Value::of(magnitude), inf});
+  Tensor not_nan = call_tensor("aten::eq.Tensor", {Value::of(self), Value::of(self)});
+  c.ret(call_tensor("aten::mul.Tensor", {Value::of(not_nan), Value::of(bounded)}));
+}
+TN_REGISTER_COMPOSITE("aten::isfinite", isfinite);
+
+// __and__ / __or__ / __xor__ (Tensor or Scalar other) -> Tensor and their in-place __i*__
+// forms: upstream's are the bitwise op of the same overload, called as is.
+template <const char* kTarget>
+void forward_to(Call& c) {
+  for (Value& v : call(kTarget, {c.arg(0), c.arg(1)})) c.ret(std::move(v));
+}
+
+constexpr char kAndT[] = "aten::bitwise_and.Tensor", kAndS[] = "aten::bitwise_and.Scalar";
+constexpr char kOrT[] = "aten::bitwise_or.Tensor", kOrS[] = "aten::bitwise_or.Scalar";
+constexpr char kXorT[] = "aten::bitwise_xor.Tensor", kXorS[] = "aten::bitwise_xor.Scalar";
+constexpr char kIAndT[] = "aten::bitwise_and_.Tensor", kIAndS[] = "aten::bitwise_and_.Scalar";
+constexpr char kIOrT[] = "aten::bitwise_or_.Tensor", kIOrS[] = "aten::bitwise_or_.Scalar";
+constexpr char kIXorT[] = "aten::bitwise_xor_.Tensor", kIXorS[] = "aten::bitwise_xor_.Scalar";
+TN_REGISTER_COMPOSITE("aten::__and__.Tensor", forward_to<kAndT>);
+TN_REGISTER_COMPOSITE("aten::__and__.Scalar", forward_to<kAndS>);
+TN_REGISTER_COMPOSITE("aten::__or__.Tensor", forward_to<kOrT>);
+TN_REGISTER_COMPOSITE("aten::__or__.Scalar", forward_to<kOrS>);
+TN_REGISTER_COMPOSITE("aten::__xor__.Tensor", forward_to<kXorT>);
+TN_REGISTER_COMPOSITE("aten::__xor__.Scalar", forward_to<kXorS>);
+TN_REGISTER_COMPOSITE("aten::__iand__.Tensor", forward_to<kIAndT>);
+TN_REGISTER_COMPOSITE("aten::__iand__.Scalar", forward_to<kIAndS>);
+TN_REGISTER_COMPOSITE("aten::__ior__.Tensor", forward_to<kIOrT>);
+TN_REGISTER_COMPOSITE("aten::__ior__.Scalar", forward_to<kIOrS>);
+TN_REGISTER_COMPOSITE("aten::__ixor__.Tensor", forward_to<kIXorT>);
+TN_REGISTER_COMPOSITE("aten::__ixor__.Scalar", forward_to<kIXorS>);
+
+}  // namespace
+}  // namespace tn
