@@ -63,6 +63,27 @@ const char* representation_name(Representation r) {
 // 64-byte alignment: what SIMD kernels and upstream's allocator give. Refuses as upstream's
 // DefaultCPUAllocator does (RuntimeError, same text): a size past PTRDIFF_MAX is a negative
 // number that wrapped, and a failed allocation names the bytes and errno.
+bool suggests_channels_last(const TensorImpl& t) {
+  int64_t nd = t.dim();
+  if (nd != 4 && nd != 5) return false;
+  if (t.stride(1) == 0) return false;
+  // From the innermost: channels, the spatial dims from the last, then the batch.
+  int64_t order[5] = {1, nd - 1, nd - 2, nd - 3, 0};
+  int64_t n_order = nd == 4 ? 4 : 5;
+  if (nd == 4) order[3] = 0;
+  int64_t min = 0;
+  for (int64_t k = 0; k < n_order; ++k) {
+    int64_t d = order[k];
+    if (t.size(d) == 0) return false;
+    if (t.stride(d) < min) return false;
+    // The batch stride equal to the channels' stride (N = 1 or C = 1 ambiguity): contiguous.
+    if (d == 0 && min == t.stride(1)) return false;
+    min = t.stride(d);
+    if (t.size(d) > 1) min *= t.size(d);
+  }
+  return true;
+}
+
 void* cpu_alloc(size_t nbytes) {
   if (nbytes == 0) return nullptr;
   TN_CHECK(nbytes <= static_cast<size_t>(INT64_MAX),

@@ -135,6 +135,11 @@ using Tensor = Ptr<TensorImpl>;
 Dims broadcast_shapes(const Dims& a, const Dims& b);
 // "[2, 3]": sizes as upstream prints them in messages.
 std::string dims_str(const Dims& d);
+// Upstream's suggest_memory_format() is channels_last (or channels_last_3d) for t: a 4-d (5-d)
+// tensor whose strides order the channels innermost, then the spatial dims, then the batch
+// (c10's is_channels_last_strides_2d/3d, ambiguous layouts resolved as upstream's are).
+bool suggests_channels_last(const TensorImpl& t);
+
 // Size arithmetic, every product and sum checked (Note [Checked size arithmetic]).
 // Contiguous (row-major) strides for sizes.
 Dims contiguous_strides(const Dims& sizes);

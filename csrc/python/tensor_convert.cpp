@@ -20,18 +20,47 @@ struct Target {
   std::optional<Device> device;
   bool copy = false;
   bool non_blocking = false;
+  bool contiguous = false;  // memory_format=torch.contiguous_format (else preserve)
 };
 
+// Upstream's to(): self itself when dtype and device already are what is asked, no copy is
+// asked for, and the memory format asked is preserve or the one self's strides suggest
+// (suggests_channels_last), else a _to_copy.
 PyObject* convert(PyObject* self, const Target& t) {
   TensorImpl* impl = impl_of(self);
   ScalarType dt = t.dtype.value_or(impl->dtype());
   Device dev = t.device.value_or(impl->device());
-  if (!t.copy && dt == impl->dtype() && dev.type == impl->device().type) return Py_NewRef(self);
+  if (!t.copy && dt == impl->dtype() && dev.type == impl->device().type &&
+      (!t.contiguous || !suggests_channels_last(*impl)))
+    return Py_NewRef(self);
   TN_PY_TRY
+  Value mf;
+  if (t.contiguous) {
+    mf.tag = Value::Tag::MemoryFormat;
+    mf.memory_format = MemoryFormatKind::Contiguous;
+  }
   std::vector<Value> args{Value::of(Tensor(impl)), Value::of_dtype(dt), Value{},
-                          Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking)};
+                          Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking), mf};
   return wrap_tensor(call_tensor("aten::_to_copy", std::move(args)));
   TN_PY_CATCH(nullptr)
+}
+
+// A memory_format argument: None or preserve_format keep the layout, contiguous_format asks
+// for it; the channels_last formats are refused by name (not implemented). False with an error.
+bool take_memory_format(PyObject* value, const char* who, Target& t) {
+  if (value == Py_None) return true;
+  if (!is_memory_format(value)) {
+    PyErr_Format(PyExc_TypeError, "%s(): memory_format must be a torch.memory_format", who);
+    return false;
+  }
+  MemoryFormat f = memory_format_of(value);
+  if (f != MemoryFormat::Preserve && f != MemoryFormat::Contiguous) {
+    PyErr_Format(PyExc_NotImplementedError,
+                 "%s(memory_format=...) with channels_last is not implemented", who);
+    return false;
+  }
+  t.contiguous = f == MemoryFormat::Contiguous;
+  return true;
 }
 
 bool is_device_like(PyObject* o) {
@@ -99,13 +128,7 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
         if (!PyBool_Check(value)) return bad("non_blocking and copy must be bools");
         (k[0] == 'c' ? t.copy : t.non_blocking) = value == Py_True;
       } else if (std::strcmp(k, "memory_format") == 0) {
-        if (value != Py_None && (!is_memory_format(value) ||
-                                 (memory_format_of(value) != MemoryFormat::Preserve &&
-                                  memory_format_of(value) != MemoryFormat::Contiguous))) {
-          PyErr_SetString(PyExc_NotImplementedError,
-                          "to(memory_format=...) with channels_last is not implemented");
-          return false;
-        }
+        if (!take_memory_format(value, "to", t)) return false;
         *memory_format = value;
       } else {
         PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
@@ -136,13 +159,15 @@ PyObject* parse_to(PyObject*, PyObject* args, PyObject* kwargs) {
                        Py_NewRef(mf));
 }
 
+// Tensor.float(memory_format=torch.preserve_format) and the other dtype methods.
 template <ScalarType T>
 PyObject* m_as(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* kw[] = {"memory_format", nullptr};
-  PyObject* mf = nullptr;
+  PyObject* mf = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), &mf)) return nullptr;
   Target t;
   t.dtype = T;
+  if (!take_memory_format(mf, "Tensor conversion", t)) return nullptr;
   return convert(self, t);
 }
 

@@ -228,3 +228,40 @@ PROMOTION = [
 def test_python_operators_promote_as_upstream():
     """Python numbers reach kernels as wrapped numbers: they only raise the category."""
     compare_cases(PROMOTION)
+
+
+def test_conversions_keep_self_or_copy_by_the_memory_format_as_upstreams():
+    """to()/float()/aten::to with contiguous_format keep self unless its strides suggest
+    channels_last (upstream's suggest_memory_format), and copy then; channels_last itself is
+    refused by name here (not implemented) where upstream converts."""
+    body = """
+    out = {}
+    x = torch.arange(6.).view(2, 3).t()
+    cl = torch.arange(48.).view(2, 2, 3, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    n1 = torch.arange(24.).view(1, 2, 3, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    cf = torch.contiguous_format
+    for name, t in (("t", x), ("channels-last", cl), ("batch of one", n1)):
+        for how, f in (("to", lambda t: t.to(memory_format=cf)),
+                       ("float", lambda t: t.float(memory_format=cf)),
+                       ("double", lambda t: t.double(memory_format=cf)),
+                       ("aten", lambda t: torch.ops.aten.to.dtype(t, torch.float32, False,
+                                                                   False, cf))):
+            r = f(t)
+            out[name + " " + how] = [r is t, list(r.stride()), str(r.dtype)]
+    four = torch.arange(24.).view(1, 2, 3, 4)
+    for how, f in (("float", lambda: four.float(memory_format=torch.channels_last)),
+                   ("to", lambda: four.to(memory_format=torch.channels_last))):
+        try:
+            f()
+            out["channels_last " + how] = "returns"
+        except NotImplementedError as e:
+            out["channels_last " + how] = "refuses: " + str(e)
+    print(json.dumps(out))
+    """
+    ours, theirs = both_torch(body)
+    refusals = {k: ours.pop(k) for k in list(ours) if k.startswith("channels_last")}
+    for k in refusals:
+        theirs.pop(k)
+    assert ours == theirs
+    assert all(v.startswith("refuses:") and "channels_last" in v for v in refusals.values())
+    assert ours["channels-last to"][0] is False and ours["t to"][0] is True

@@ -95,8 +95,10 @@ TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 // _to_copy (CompositeImplicit upstream: a dispatch mode sees the _to_copy).
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
                const std::string& key) {
-  is_preserve(mf, key);  // refuses the memory formats we do not implement, by name
-  if (!copy && dtype == self->dtype() && device.type == self->device().type) return self;
+  bool preserve = is_preserve(mf, key);  // refuses the formats we do not implement, by name
+  if (!copy && dtype == self->dtype() && device.type == self->device().type &&
+      (preserve || !suggests_channels_last(*self)))
+    return self;
   return call_tensor("aten::_to_copy", {Value::of(self), Value::of_dtype(dtype), Value{},
                                         Value::of_device(device), Value{}, Value::of_bool(false),
                                         mf});
