@@ -4,6 +4,7 @@
 #include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -203,6 +204,10 @@ void cat_out(Call& c) {
   TN_CHECK_KIND(can_cast(p.dtype, out->dtype()), Type, "torch.cat(): input types can't be cast "
                 "to the desired output type ", enum_name(out->dtype()));
   tn::resize_out(out, p.shape);  // upstream warns here (resize_output)
+  // Upstream's cat meta, once out is resized: out may not write one location twice, nor share
+  // memory with an input (fully either: cat(x, y, out=y) raises).
+  check_no_internal_overlap(*out);
+  for (const Tensor& t : ts) check_no_overlap(*out, *t);
   cat_fill(out, ts, p);
   c.ret(out);
 }
