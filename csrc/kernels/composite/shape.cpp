@@ -201,6 +201,7 @@ void cat_out(Call& c) {
   const auto& ts = c.tensor_list(0);
   const Tensor& out = c.tensor(2);
   CatPlan p = plan_cat(ts, c.to_int(1));
+  for (const Tensor& t : ts) check_out_device(out, t->device());
   TN_CHECK_KIND(can_cast(p.dtype, out->dtype()), Type, "torch.cat(): input types can't be cast "
                 "to the desired output type ", enum_name(out->dtype()));
   tn::resize_out(out, p.shape);  // upstream warns here (resize_output)
@@ -311,6 +312,9 @@ template <const char* kInplace>
 void tri_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(2);
+  check_out_device(out, self->device());
+  TN_CHECK(out->dtype() == self->dtype(), "Expected out tensor to have dtype ",
+           cpp_type_name(self->dtype()), ", but got ", cpp_type_name(out->dtype()), " instead");
   ops::resize_out(out, self->sizes());
   if (out.get() != self.get()) copy_(out, self);
   c.ret(call_tensor(kInplace, {t(out), c.arg(1)}));

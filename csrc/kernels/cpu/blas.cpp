@@ -144,6 +144,10 @@ void mv_rule(Call& c) {
            m->dim(), ", ", v->dim());
   TN_CHECK(m->size(1) == v->size(0), "size mismatch, got input (", m->size(0), "), mat (",
            m->size(0), "x", m->size(1), "), vec (", v->size(0), ")");
+  // Upstream's meta decomposes mv into mul and sum, whose device check a meta vec next to a
+  // CPU matrix meets (the door lets the two devices reach Meta's rule).
+  TN_CHECK(m->device().type == v->device().type, "Tensor on device ", v->device().str(),
+           " is not on the expected device ", m->device().str(), "!");
   TN_CHECK(m->dtype() == v->dtype(), "addmv input tensors must have the same dtype, but got ",
            enum_name(v->dtype()), ", ", enum_name(m->dtype()), ", and ", enum_name(v->dtype()));
   check_gemm_dtype(m, c.key());

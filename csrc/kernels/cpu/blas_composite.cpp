@@ -99,8 +99,30 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
+// Upstream's out= dtype checks of the family: out must have the result's dtype exactly, refused
+// in the words of the kernel that writes it (outer's, a composite of mul, casts).
+enum class OutRule : uint8_t { Cast, Structured, Addmv, Dot };
+void check_out_dtype(OutRule rule, const Tensor& out, const Tensor& r) {
+  ScalarType od = out->dtype(), rd = r->dtype();
+  if (rule == OutRule::Cast || od == rd) return;
+  if (rule == OutRule::Dot)
+    TN_FAIL(Runtime, "result dtype ", enum_name(od), " does not match input dtype ", enum_name(rd));
+  if (rule == OutRule::Addmv)
+    TN_FAIL(Runtime, "addmv input tensors must have the same dtype, but got ", enum_name(od), ", ",
+            enum_name(rd), ", and ", enum_name(rd));
+  TN_FAIL(Runtime, "Expected out tensor to have dtype ", cpp_type_name(rd), ", but got ",
+          cpp_type_name(od), " instead");
+}
+
+// matmul.out: the kernel that writes out is dot, mv (also a folded >= 3-D by 1-D) or mm/bmm.
 void matmul_out(Call& c) {
-  c.ret(write_out(c.tensor(2), matmul(c.tensor(0), c.tensor(1)), c.key()));
+  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  Tensor r = matmul(a, b);
+  OutRule rule = a->dim() == 1 && b->dim() == 1 ? OutRule::Dot
+                 : b->dim() == 1 && (a->dim() == 2 || should_fold(a, b)) ? OutRule::Addmv
+                                                                           : OutRule::Structured;
+  check_out_dtype(rule, c.tensor(2), r);
+  c.ret(write_out(c.tensor(2), r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
@@ -128,10 +150,12 @@ void linear(Call& c) {
 TN_REGISTER_COMPOSITE("aten::linear", linear);
 
 // out= spellings: run the functional op on the leading `n` arguments, write into arg n.
-template <const char* Functional, int N>
+template <const char* Functional, int N, OutRule Rule>
 void functional_out(Call& c) {
   std::vector<Value> args(c.args.begin(), c.args.begin() + N);
-  c.ret(write_out(c.tensor(N), call_tensor(Functional, std::move(args)), c.key()));
+  Tensor r = call_tensor(Functional, std::move(args));
+  check_out_dtype(Rule, c.tensor(N), r);
+  c.ret(write_out(c.tensor(N), r, c.key()));
 }
 // In-place spellings (self is the accumulator): the functional result written back into self.
 // Upstream's in-place checks: self must already have the result's shape (it is never resized)
@@ -153,13 +177,14 @@ constexpr char kBaddbmm[] = "aten::baddbmm";
 constexpr char kMv[] = "aten::mv";
 constexpr char kDot[] = "aten::dot";
 constexpr char kOuter[] = "aten::outer";
-TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2>));
-TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2>));
-TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5>));
-TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5>));
-TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2>));
-TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2>));
-TN_REGISTER_COMPOSITE("aten::outer.out", (functional_out<kOuter, 2>));
+constexpr OutRule kStructured = OutRule::Structured;
+TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2, kStructured>));
+TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2, kStructured>));
+TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5, kStructured>));
+TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5, kStructured>));
+TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2, OutRule::Addmv>));
+TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2, OutRule::Dot>));
+TN_REGISTER_COMPOSITE("aten::outer.out", (functional_out<kOuter, 2, OutRule::Cast>));
 TN_REGISTER_COMPOSITE("aten::addmm_", functional_inplace<kAddmm>);
 TN_REGISTER_COMPOSITE("aten::baddbmm_", functional_inplace<kBaddbmm>);
 

@@ -48,9 +48,7 @@ ReduceGeom reduce_geom(const Tensor& t, const std::vector<bool>& mask) {
 namespace tn {
 
 Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key) {
-  TN_CHECK(out->device().type == result->device().type, "Attempting to copy from device ",
-           result->device().str(), " to device ", out->device().str(),
-           ", but cross-device copies are not allowed!");
+  check_out_device(out, result->device());
   TN_CHECK(can_cast(result->dtype(), out->dtype()), key, ": result type ",
            enum_name(result->dtype()), " can't be cast to the desired output type ",
            enum_name(out->dtype()));

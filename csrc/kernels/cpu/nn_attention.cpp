@@ -40,6 +40,10 @@ SdpaShape sdpa_check(const Call& c) {
   TN_CHECK(q->dtype() == k->dtype() && q->dtype() == v->dtype(), "Expected query, key, and value "
            "to have the same dtype, but got query.dtype: ", cpp_type_name(q->dtype()), " key.dtype: ",
            cpp_type_name(k->dtype()), " and value.dtype: ", cpp_type_name(v->dtype()), " instead.");
+  TN_CHECK(q->device().type == k->device().type && q->device().type == v->device().type,
+           "Expected query, key, and value to have the same device type, but got query.device: ",
+           q->device().str(), " key.device: ", k->device().str(), " and value.device: ",
+           v->device().str(), " instead.");
   TN_CHECK(!mask || (*mask)->dtype() == ScalarType::Bool || (*mask)->dtype() == q->dtype(),
            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
            "attn_mask.dtype: ", cpp_type_name((*mask)->dtype()), " and  query.dtype: ",

@@ -83,6 +83,15 @@ void arange_fill(const Tensor& out, Scalar start, Scalar step, const char* key) 
   });
 }
 
+// pin_memory=True as upstream's CPU-only build refuses it: no pinned allocator (its meta path,
+// a Python reference, refuses as not implemented).
+void check_pin_memory(const Value& pin, const Device& dev) {
+  TN_CHECK_KIND(pin.is_none() || !pin.b || dev.type != DeviceType::Meta, NotImplemented,
+                "PrimTorch does not support pinned memory");
+  TN_CHECK(pin.is_none() || !pin.b, "pin_memory=True requires a CUDA or other accelerator "
+           "backend; no pinned memory allocator is available on this system.");
+}
+
 // The three arange overloads differ only in which scalars are given.
 void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars) {
   const char* key = "arange_cpu";
@@ -91,12 +100,7 @@ void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars
   ScalarType t = arange_dtype(c, n_scalars, n_scalars);
   refuse_bool(t, key);
   Device dev = c.arg(n_scalars + 2).is_none() ? Device{} : c.arg(n_scalars + 2).device;
-  // As upstream's CPU-only build: no pinned allocator (its meta path refuses as not implemented).
-  const Value& pin = c.arg(n_scalars + 3);
-  TN_CHECK_KIND(pin.is_none() || !pin.b || dev.type != DeviceType::Meta, NotImplemented,
-                "PrimTorch does not support pinned memory");
-  TN_CHECK(pin.is_none() || !pin.b, "pin_memory=True requires a CUDA or other accelerator "
-           "backend; no pinned memory allocator is available on this system.");
+  check_pin_memory(c.arg(n_scalars + 3), dev);
   Tensor out = empty_tensor({arange_length(start, end, step, t, key)}, t, dev);
   if (dev.type != DeviceType::Meta) arange_fill(out, start, step, key);
   c.ret(out);
@@ -164,8 +168,9 @@ void linspace(Call& c) {
   int64_t steps = c.to_int(2);
   TN_CHECK(steps >= 0, "number of steps must be non-negative");
   ScalarType t = c.optional_dtype(3).value_or(default_float_dtype());
-  refuse_bool(t, "linspace_cpu");
   Device dev = c.arg(5).is_none() ? Device{} : c.arg(5).device;
+  if (dev.type != DeviceType::Meta) check_pin_memory(c.arg(6), dev);  // meta: upstream ignores it
+  refuse_bool(t, "linspace_cpu");
   Tensor out = empty_tensor({steps}, t, dev);
   if (dev.type != DeviceType::Meta) linspace_fill(out, c.scalar(0), c.scalar(1), steps,
                                                   "linspace_cpu");

@@ -1,6 +1,7 @@
 // The shared elementwise rule (see elementwise.h): operands, dtypes, broadcasting, outputs.
 #include "core/warning.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/reduce_rules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -324,6 +325,15 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
   }
   const Tensor& out = r.variant == EwVariant::InPlace ? c.tensor(0) : c.tensor(c.args.size() - 1);
   ScalarType od = out->dtype();
+  if (r.variant == EwVariant::Out && out->representation() == Representation::Meta) {
+    // Upstream fills a meta out= through its Python reference: computed where the operands are,
+    // then copied, so operands all on the CPU (0-dim ones, which combine with any device
+    // elsewhere) cannot fill it.
+    bool on_cpu = true;
+    for (int i = 0; i < s.n; ++i)
+      on_cpu = on_cpu && (!s.ops[i].tensor || s.ops[i].tensor->device().type == DeviceType::CPU);
+    if (on_cpu) check_out_device(out, Device{DeviceType::CPU, -1});
+  }
   if (r.variant == EwVariant::InPlace) {
     TN_CHECK(out->sizes() == s.shape, "output with shape ", dims_str(out->sizes()),
              " doesn't match the broadcast shape ", dims_str(s.shape));

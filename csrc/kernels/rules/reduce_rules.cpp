@@ -83,4 +83,9 @@ void resize_out(const Tensor& out, const Dims& sizes) {
   resize_output(*out, sizes, contiguous_strides(sizes));
 }
 
+void check_out_device(const Tensor& out, const Device& from) {
+  TN_CHECK(out->device().type == from.type, "Attempting to copy from device ", from.str(),
+           " to device ", out->device().str(), ", but cross-device copies are not allowed!");
+}
+
 }  // namespace tn

@@ -32,5 +32,9 @@ const char* enum_name(ScalarType t);
 Tensor expand_view(const Tensor& t, const Dims& sizes);
 // Resizes an out= tensor to sizes as upstream's resize_output (contiguous when it had to change).
 void resize_out(const Tensor& out, const Dims& sizes);
+// A result computed on `from` copied into out on another device: upstream's out= wrappers
+// refuse it ("Attempting to copy from device cpu to device meta, but cross-device copies are
+// not allowed!").
+void check_out_device(const Tensor& out, const Device& from);
 
 }  // namespace tn
