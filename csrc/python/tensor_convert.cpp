@@ -99,14 +99,12 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
         if (!PyBool_Check(value)) return bad("non_blocking and copy must be bools");
         (k[0] == 'c' ? t.copy : t.non_blocking) = value == Py_True;
       } else if (std::strcmp(k, "memory_format") == 0) {
-        if (value != Py_None && (!is_memory_format(value) ||
-                                 (memory_format_of(value) != MemoryFormat::Preserve &&
-                                  memory_format_of(value) != MemoryFormat::Contiguous))) {
+        if (value != Py_None && !is_memory_format(value)) {
           PyErr_SetString(PyExc_NotImplementedError,
                           "to(memory_format=...) with channels_last is not implemented");
           return false;
         }
-        *memory_format = value;
+        *memory_format = value;  // channels_last is refused by the caller (supported_format)
       } else {
         PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
         return false;
@@ -116,10 +114,28 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
   return true;
 }
 
+// False (an error set) for a channels_last memory format: upstream's RuntimeError when self
+// (if given) has the wrong rank for it, else our refusal by name.
+bool supported_format(PyObject* mf, const TensorImpl* self) {
+  if (mf == Py_None) return true;
+  MemoryFormat f = memory_format_of(mf);
+  if (f == MemoryFormat::Preserve || f == MemoryFormat::Contiguous) return true;
+  const bool is_3d = f == MemoryFormat::ChannelsLast3d;
+  if (self && self->dim() != (is_3d ? 5 : 4)) {
+    PyErr_Format(PyExc_RuntimeError, "required rank %d tensor to use %s format", is_3d ? 5 : 4,
+                 is_3d ? "channels_last_3d" : "channels_last");
+    return false;
+  }
+  PyErr_SetString(PyExc_NotImplementedError,
+                  "to(memory_format=...) with channels_last is not implemented");
+  return false;
+}
+
 PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
   Target t;
   PyObject* mf;
   if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
+  if (!supported_format(mf, impl_of(self))) return nullptr;
   return convert(self, t);
 }
 
@@ -128,7 +144,7 @@ PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
 PyObject* parse_to(PyObject*, PyObject* args, PyObject* kwargs) {
   Target t;
   PyObject* mf;
-  if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
+  if (!parse_to_args(args, kwargs, t, &mf) || !supported_format(mf, nullptr)) return nullptr;
   PyObject* device = t.device ? device_object(*t.device) : Py_NewRef(Py_None);
   if (!device) return nullptr;
   PyObject* dtype = t.dtype ? Py_NewRef(dtype_object(*t.dtype)) : Py_NewRef(Py_None);

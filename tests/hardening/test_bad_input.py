@@ -205,6 +205,38 @@ CASES = {
     "linspace_pin_memory": "torch.linspace(0, 1, 2, pin_memory=True)",
     "linspace_meta_pin_memory": "torch.linspace(0, 1, 2, device='meta', pin_memory=True).shape",
     "squeeze_inplace_0dim": "torch.ones(()).squeeze_(2**31)",
+    "baddbmm_2d_operands": "torch.baddbmm(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3))",
+    "baddbmm_0d_batch1": "torch.baddbmm(torch.ones(2, 3), torch.ones(()), torch.ones(2, 3))",
+    "baddbmm_4d_self": "torch.baddbmm(torch.ones(1, 1, 1, 1), torch.ones(1, 1, 1), "
+                       "torch.ones(1, 1, 1))",
+    "addmm_3d_self": "torch.addmm(torch.ones(2, 2, 2), torch.ones(2, 3), torch.ones(3, 2))",
+    "mv_0d_matrix": "torch.mv(torch.ones(()), torch.ones(3))",
+    # ints past int64 through torch.ops (the JIT's schema matcher) and elsewhere
+    "ops_int_2_64": "torch.ops.aten._softmax.default(torch.ones(3), 2**64, True)",
+    "ops_int_list_2_64": "torch.ops.aten.amax.default(torch.ones(3), (0, 2**64), False)",
+    "ops_optional_int_list_2_64": "torch.ops.aten.sum.dim_IntList(torch.ones(3), [2**64])",
+    "ops_optional_int_2_64": "torch.ops.aten.argmax.default(torch.ones(3), 2**64)",
+    "ops_scalar_2_70": "torch.ops.aten.add.Tensor(torch.ones(2), torch.ones(2), alpha=2**70)",
+    "softmax_int_2_64": "torch.softmax(torch.ones(3), 2**64)",
+    "storage_resize_2_64": "torch.ones(4).untyped_storage().resize_(2**64)",
+    # tensor options upstream's CPU build refuses
+    "empty_pin_memory": "torch.empty(2, pin_memory=True)",
+    "ones_pin_memory": "torch.ones(2, pin_memory=True)",
+    "rand_pin_memory": "torch.rand(2, pin_memory=True)",
+    "new_zeros_pin_memory": "torch.ones(2).new_zeros(2, pin_memory=True)",
+    "zeros_like_pin_memory": "torch.zeros_like(torch.ones(2), pin_memory=True)",
+    "empty_meta_pin_memory": "torch.empty(2, device='meta', pin_memory=True).shape",
+    "zeros_sparse_pin_memory": "torch.zeros(2, layout=torch.sparse_coo, pin_memory=True)",
+    "empty_channels_last_2d": "torch.empty(2, 3, memory_format=torch.channels_last)",
+    "clone_channels_last_2d": "torch.ones(2, 3).clone(memory_format=torch.channels_last)",
+    "contiguous_channels_last_3d_2d": "torch.ones(2, 3).contiguous("
+                                      "memory_format=torch.channels_last_3d)",
+    "to_channels_last_2d": "torch.ones(2, 3).to(torch.half, memory_format=torch.channels_last)",
+    "zeros_like_channels_last_1d": "torch.zeros_like(torch.ones(3), "
+                                   "memory_format=torch.channels_last)",
+    # an out= made from the functional op: the functional's own refusal comes first
+    "bitwise_scalar_tensor_out": "torch.ops.aten.bitwise_and.Scalar_Tensor_out(2, torch.ones(3), "
+                                 "out=torch.empty(3, dtype=torch.int32))",
     "from_numpy_empty_strides": "import numpy as np\n"
                                 "[torch.from_numpy(np.zeros(s, dtype=np.float32)).stride() "
                                 "for s in [(0,), (0, 3), (2, 0), (3, 0, 2), (1, 3)]]",
@@ -272,6 +304,13 @@ SAME_TEXT = {
     "add_out_meta_cpu_scalars", "cat_out_meta_cpu", "stack_out_meta_cpu", "triu_out_meta_cpu",
     "mv_meta_vec", "sdpa_meta_key", "randint_meta_empty_range", "randint_low_meta_empty_range",
     "linspace_pin_memory", "squeeze_inplace_0dim", "view_dtype_empty_from_numpy",
+    "baddbmm_2d_operands", "baddbmm_0d_batch1", "baddbmm_4d_self", "mv_0d_matrix",
+    "ops_int_2_64", "ops_int_list_2_64", "ops_optional_int_list_2_64", "ops_optional_int_2_64",
+    "ops_scalar_2_70", "softmax_int_2_64", "storage_resize_2_64", "empty_pin_memory",
+    "ones_pin_memory", "rand_pin_memory", "new_zeros_pin_memory", "zeros_like_pin_memory",
+    "zeros_sparse_pin_memory", "empty_channels_last_2d", "clone_channels_last_2d",
+    "contiguous_channels_last_3d_2d", "to_channels_last_2d", "zeros_like_channels_last_1d",
+    "bitwise_scalar_tensor_out", "addmm_3d_self",
 }
 
 

@@ -27,7 +27,7 @@ TN_REGISTER_COMPOSITE("aten::reshape", reshape);
 // already contiguous.
 void contiguous(Call& c) {
   const Tensor& self = c.tensor(0);
-  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), c.key());
+  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), self->dim(), c.key());
   if (self->is_contiguous()) return c.ret(self);
   TN_CHECK(!preserve, "preserve memory format is unsupported by the contiguous operator");
   c.ret(clone_contiguous(self));
@@ -60,7 +60,8 @@ Tensor alloc_like(const Tensor& self, ScalarType dtype, Device device, bool pres
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 void clone(Call& c) {
   const Tensor& self = c.tensor(0);
-  Tensor out = alloc_like(self, self->dtype(), self->device(), is_preserve(c.arg(1), c.key()));
+  bool preserve = is_preserve(c.arg(1), self->dim(), c.key());
+  Tensor out = alloc_like(self, self->dtype(), self->device(), preserve);
   copy_(out, self);
   c.ret(out);
 }
@@ -88,14 +89,14 @@ void to_copy_op(Call& c) {
                 ": pin_memory=True is not implemented by torchnative");
   ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
   Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
-  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), c.key())));
+  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), self->dim(), c.key())));
 }
 TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 
 // Upstream's to(): self itself when nothing changes and no copy is asked for.
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
                const std::string& key) {
-  bool preserve = is_preserve(mf, key);
+  bool preserve = is_preserve(mf, self->dim(), key);
   if (!copy && dtype == self->dtype() && device.type == self->device().type) return self;
   return to_copy(self, dtype, device, preserve);
 }

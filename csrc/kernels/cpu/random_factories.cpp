@@ -8,6 +8,7 @@
 #include "kernels/cpu/random.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/factory_rules.h"
 
 namespace tn {
 namespace {
@@ -33,10 +34,7 @@ Tensor empty_like_options(const Call& c, size_t i) {
   Value device = c.arg(i + 2);
   if (device.is_none()) device = Value::of_device(self->device());
   const Value& mf = c.arg(i + 4);
-  const bool cl3d = !mf.is_none() && mf.memory_format == MemoryFormatKind::ChannelsLast3d;
-  if (cl3d || (!mf.is_none() && mf.memory_format == MemoryFormatKind::ChannelsLast))
-    TN_CHECK(self->dim() == (cl3d ? 5 : 4), "required rank ", cl3d ? 5 : 4, " tensor to use ",
-             cl3d ? "channels_last_3d" : "channels_last", " format");
+  check_memory_format_rank(mf, self->dim());
   TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Preserve ||
                     mf.memory_format == MemoryFormatKind::Contiguous || self->is_contiguous(),
                 NotImplemented, c.key(), ": channels_last memory formats are not implemented");

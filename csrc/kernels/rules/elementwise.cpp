@@ -363,8 +363,12 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
 
 void ew_meta_run(Call& c, const EwRule& r) {
   EwSpec s = ew_spec(c, r);
+  // An Exact out= is upstream's generated one: the functional op runs, its own checks with it,
+  // before out's dtype is looked at.
+  const bool post_first = r.out_check == EwOutCheck::Exact;
+  if (post_first && r.post) r.post(c, s);
   Tensor out = ew_output(c, r, s);
-  if (r.post) r.post(c, s);
+  if (!post_first && r.post) r.post(c, s);
   c.ret(std::move(out));
 }
 
