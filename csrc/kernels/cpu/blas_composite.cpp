@@ -2,6 +2,7 @@
 // linear, and the out=/in-place spellings of mm, bmm, addmm, baddbmm, mv, dot, outer. Written
 // in door ops only (tn::call), so they serve every back end and every layer sees their pieces.
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
@@ -122,7 +123,7 @@ void matmul_out(Call& c) {
                  : b->dim() == 1 && (a->dim() == 2 || should_fold(a, b)) ? OutRule::Addmv
                                                                            : OutRule::Structured;
   check_out_dtype(rule, c.tensor(2), r);
-  c.ret(write_out(c.tensor(2), r, c.key()));
+  c.ret(ops::write_out(c.tensor(2), r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
@@ -155,7 +156,7 @@ void functional_out(Call& c) {
   std::vector<Value> args(c.args.begin(), c.args.begin() + N);
   Tensor r = call_tensor(Functional, std::move(args));
   check_out_dtype(Rule, c.tensor(N), r);
-  c.ret(write_out(c.tensor(N), r, c.key()));
+  c.ret(ops::write_out(c.tensor(N), r, c.key()));
 }
 // In-place spellings (self is the accumulator): the functional result written back into self.
 // Upstream's in-place checks: self must already have the result's shape (it is never resized)
@@ -168,7 +169,7 @@ void functional_inplace(Call& c) {
            dims_str(self->sizes()), " and output tensor size ", dims_str(r->sizes()),
            " should match");
   check_no_internal_overlap(*self);
-  c.ret(write_out(self, r, c.key()));
+  c.ret(ops::write_out(self, r, c.key()));
 }
 constexpr char kMm[] = "aten::mm";
 constexpr char kBmm[] = "aten::bmm";

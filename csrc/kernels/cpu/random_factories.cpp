@@ -155,8 +155,9 @@ void randperm_fill(T* r, int64_t n, Generator& g) {
 }
 
 // randperm(SymInt n, *, ScalarType? dtype=long, ...) and randperm.generator(n, *, generator,
-// dtype=long, ...)
-template <int kGen>
+// dtype=long, ...): the checks and the allocation, then on the CPU (Fill) the permutation;
+// Meta's kernel is the first part.
+template <int kGen, bool Fill>
 void randperm_impl(Call& c) {
   const int64_t n = c.to_int(0);
   TN_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
@@ -165,7 +166,7 @@ void randperm_impl(Call& c) {
   // The largest value, n - 1, must fit the dtype (uint8 holds a permutation of 256, not 257).
   if (n > 0 && t->dtype() != ScalarType::Bool)
     check_scalar_fits(Scalar::from_int(n - 1), t->dtype());
-  if (t->representation() == Representation::Meta) return c.ret(t);
+  if constexpr (!Fill) return c.ret(t);
   Generator& g = kGen >= 0 ? generator_arg(c, kGen) : default_generator();
   const std::string& key = c.key();
   std::lock_guard<std::mutex> lock(g.mutex);
@@ -201,7 +202,9 @@ TN_REGISTER_COMPOSITE("aten::randint_like.low_generator_dtype", (randint_like_im
 TN_REGISTER_COMPOSITE("aten::normal.float_float", normal_float_float);
 TN_REGISTER_COMPOSITE("aten::bernoulli", bernoulli_self);
 TN_REGISTER_COMPOSITE("aten::bernoulli.p", bernoulli_p);
-TN_REGISTER_COMPOSITE("aten::randperm", randperm_impl<-1>);
-TN_REGISTER_COMPOSITE("aten::randperm.generator", randperm_impl<1>);
+TN_REGISTER_KERNEL("aten::randperm", DenseCPU, (randperm_impl<-1, true>));
+TN_REGISTER_KERNEL("aten::randperm", Meta, (randperm_impl<-1, false>));
+TN_REGISTER_KERNEL("aten::randperm.generator", DenseCPU, (randperm_impl<1, true>));
+TN_REGISTER_KERNEL("aten::randperm.generator", Meta, (randperm_impl<1, false>));
 
 }  // namespace tn

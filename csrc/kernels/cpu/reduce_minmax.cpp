@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -87,7 +88,7 @@ void amax_out(Call& c) {
            "got ", enum_name(self->dtype()), " for input's dtype and ", enum_name(out->dtype()),
            " for out's dtype.");
   Tensor r = call_tensor(IsMax ? "aten::amax" : "aten::amin", {c.arg(0), c.arg(1), c.arg(2)});
-  c.ret(write_out(out, r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::amax.out", amax_out<true>);
 TN_REGISTER_COMPOSITE("aten::amin.out", amax_out<false>);
@@ -153,7 +154,7 @@ void argmax_out(Call& c) {
   const Tensor& out = c.tensor(3);
   TN_CHECK(out->dtype() == ScalarType::Long, "Expected out tensor to have dtype long int, "
            "but got ", cpp_type_name(out->dtype()), " instead");
-  c.ret(write_out(out, r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::argmax.out", argmax_out<true>);
 TN_REGISTER_COMPOSITE("aten::argmin.out", argmax_out<false>);

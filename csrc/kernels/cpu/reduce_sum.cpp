@@ -3,6 +3,7 @@
 // (structured), shared with meta; the CPU compute fills the output it allocated.
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
@@ -152,7 +153,7 @@ void dims_dtype_out(Call& c) {
   if (!c.arg(3).is_none()) check_out_dtype(out, *c.optional_dtype(3));
   Value dt = c.arg(3).is_none() ? Value::of_dtype(out->dtype()) : c.arg(3);
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), dt});
-  c.ret(write_out(out, r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 constexpr char kSumDim[] = "aten::sum.dim_IntList";
 constexpr char kMeanDim[] = "aten::mean.dim";
@@ -265,7 +266,7 @@ void cumsum_out(Call& c) {
   Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
   resize_out(out, r->sizes());
   check_scan_written(self, out);
-  c.ret(write_out(out, r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::cumsum.out", cumsum_out);
 
@@ -282,7 +283,7 @@ void cumsum_inplace(Call& c) {
   Value dt = c.arg(2).is_none() ? Value::of_dtype(self->dtype()) : c.arg(2);
   Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
   check_scan_written(self, self);
-  c.ret(write_out(self, r, c.key()));
+  c.ret(ops::write_out(self, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::cumsum_", cumsum_inplace);
 
