@@ -47,6 +47,16 @@ SNIPPETS = {
     "cat_out_partial": "(lambda z: torch.cat([torch.ones(4, 6, device=dev), z], out=z[:2]))("
                        "torch.zeros(4, 6, device=dev))",
     "cat_out_fresh": "torch.cat([torch.ones(2, device=dev)], out=torch.empty(2, device=dev))",
+    # composites that cast: the cast goes through the door, so meta casts too
+    "softmax_dtype": "torch.softmax(torch.ones(5, dtype=torch.bool, device=dev), 0, "
+                     "dtype=torch.float64)",
+    "log_softmax_dtype": "torch.log_softmax(torch.ones(2, 3, device=dev), 1, dtype=torch.half)",
+    "sum_out": "torch.sum(torch.ones(2, 3, device=dev), 0, out=torch.empty(3, device=dev))",
+    "mm_out": "torch.mm(torch.ones(2, 3, device=dev), torch.ones(3, 2, device=dev), "
+              "out=torch.empty(2, 2, device=dev))",
+    "arange_out": "torch.arange(5, out=torch.empty(0, device=dev))",
+    "index_select_out": "torch.index_select(torch.ones(4, 2, device=dev), 0, "
+                        "torch.tensor([0, 3], device=dev), out=torch.empty(2, 2, device=dev))",
 }
 
 

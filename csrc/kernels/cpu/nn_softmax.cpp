@@ -76,12 +76,14 @@ void softmax_cpu(Call& c) {
 TN_REGISTER_STRUCTURED("aten::_softmax", softmax_rule<false>, softmax_cpu<false>);
 TN_REGISTER_STRUCTURED("aten::_log_softmax", softmax_rule<true>, softmax_cpu<true>);
 
-// softmax.int/log_softmax.int(Tensor self, int dim, ScalarType? dtype=None): cast, then the
-// underscore op (as upstream).
+// softmax.int/log_softmax.int(Tensor self, int dim, ScalarType? dtype=None): self.to(dtype)
+// through the door (a composite: every back end casts its own way), then the underscore op (as
+// upstream).
 template <bool Log>
 void softmax_int(Call& c) {
   Tensor in = c.tensor(0);
-  if (auto dt = c.optional_dtype(2)) in = cast_to(in, *dt, c.key());
+  if (auto dt = c.optional_dtype(2))
+    in = call_tensor("aten::to.dtype", {Value::of(in), Value::of_dtype(*dt)});
   c.ret(call_tensor(Log ? "aten::_log_softmax" : "aten::_softmax",
                     {Value::of(in), c.arg(1), Value::of_bool(false)}));
 }
