@@ -202,6 +202,12 @@ CASES = {
     "randint_meta_empty_range": "torch.randint(0, (2, 3), device='meta')",
     "randint_low_meta_empty_range": "torch.randint(5, 0, (2,), device='meta')",
     "randint_meta_ok": "torch.randint(0, 5, (2,), device='meta').shape",
+    "randint_generator_meta_empty_range": "torch.randint(0, (2,), generator=None, "
+                                          "device='meta').shape",
+    "randint_like_meta_empty_range": "torch.randint_like(torch.ones(2), -2, device='meta').shape",
+    "random_meta_empty_range": "torch.empty(3, device='meta').random_(0, 0).shape",
+    "random_meta_past_dtype": "torch.empty(3, dtype=torch.int8, device='meta').random_(0, 1000)"
+                              ".shape",
     "linspace_pin_memory": "torch.linspace(0, 1, 2, pin_memory=True)",
     "linspace_meta_pin_memory": "torch.linspace(0, 1, 2, device='meta', pin_memory=True).shape",
     "squeeze_inplace_0dim": "torch.ones(()).squeeze_(2**31)",

@@ -396,10 +396,8 @@ void random_full_range_fill(const Tensor& self, Generator& g, const char* key) {
   });
 }
 
-// random_.from/.to: upstream's checks of the bounds against self's dtype, then (fill: not on
-// meta, whose upstream kernel makes the same checks) the values.
 void random_from_to(const Tensor& self, int64_t from, std::optional<int64_t> to_opt,
-                    Generator& g, const char* key, bool fill) {
+                    Generator& g, const char* key) {
   const ScalarType dt = self->dtype();
   const bool floating = is_floating(dt);
   if (to_opt) {
@@ -416,7 +414,7 @@ void random_from_to(const Tensor& self, int64_t from, std::optional<int64_t> to_
       });
     }
     check_from_to_in_range(from, to - 1, dt);
-    if (self->numel() == 0 || !fill) return;
+    if (self->numel() == 0) return;
     random_from_to_fill(self, static_cast<uint64_t>(to) - static_cast<uint64_t>(from), from, g,
                         key);
   } else if (from != std::numeric_limits<int64_t>::lowest()) {
@@ -437,31 +435,28 @@ void random_from_to(const Tensor& self, int64_t from, std::optional<int64_t> to_
       });
     }
     check_from_to_in_range(from, to_inc, dt);
-    if (self->numel() == 0 || !fill) return;
+    if (self->numel() == 0) return;
     random_from_to_fill(self, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1,
                         from, g, key);
   } else {
-    if (self->numel() == 0 || !fill) return;
+    if (self->numel() == 0) return;
     random_full_range_fill(self, g, key);
   }
 }
 
-// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None); Fill false:
-// the meta kernel (the checks alone).
-template <bool Fill>
-void random_from_kernel(Call& c) {
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None)
+void random_from_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   std::optional<int64_t> to;
   if (!c.arg(2).is_none()) to = c.to_int(2);
-  random_from_to(self, c.to_int(1), to, generator_arg(c, 3), c.key().c_str(), Fill);
+  random_from_to(self, c.to_int(1), to, generator_arg(c, 3), c.key().c_str());
   c.ret(self);
 }
 
 // random_.to(Tensor(a!) self, int to, *, Generator? generator=None): [0, to)
-template <bool Fill>
-void random_to_kernel(Call& c) {
+void random_to_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
-  random_from_to(self, 0, c.to_int(1), generator_arg(c, 2), c.key().c_str(), Fill);
+  random_from_to(self, 0, c.to_int(1), generator_arg(c, 2), c.key().c_str());
   c.ret(self);
 }
 
@@ -597,10 +592,10 @@ TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
 TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
 TN_REGISTER_KERNEL("aten::normal_", DenseCPU, normal_cpu);
 TN_REGISTER_KERNEL("aten::normal_", Meta, normal_meta);
-TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_kernel<true>);
-TN_REGISTER_KERNEL("aten::random_.from", Meta, random_from_kernel<false>);
-TN_REGISTER_KERNEL("aten::random_.to", DenseCPU, random_to_kernel<true>);
-TN_REGISTER_KERNEL("aten::random_.to", Meta, random_to_kernel<false>);
+TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_cpu);
+TN_REGISTER_KERNEL("aten::random_.from", Meta, return_self);
+TN_REGISTER_KERNEL("aten::random_.to", DenseCPU, random_to_cpu);
+TN_REGISTER_KERNEL("aten::random_.to", Meta, return_self);
 TN_REGISTER_KERNEL("aten::random_", DenseCPU, random_cpu);
 TN_REGISTER_KERNEL("aten::random_", Meta, return_self);
 TN_REGISTER_KERNEL("aten::bernoulli_.float", DenseCPU, bernoulli_float_cpu);

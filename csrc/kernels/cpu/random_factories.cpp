@@ -60,10 +60,15 @@ void randn_impl(Call& c) {
 }
 
 // randint(high, size) / randint.low(low, high, size): random_.from(low, high) on a new tensor.
+// Without a generator the bounds are checked first, on every device: upstream's meta randint
+// refuses an empty range (its meta random_ and the generator overloads check nothing).
 template <bool kLow, int kGen>
 void randint_impl(Call& c) {
   const size_t h = kLow ? 1 : 0;
   const int64_t low = kLow ? c.to_int(0) : 0, high = c.to_int(h);
+  if constexpr (kGen < 0)
+    TN_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
+             " >= to=", high);
   const size_t dtype_at = h + 2 + (kGen >= 0 ? 1 : 0);
   Tensor t = empty_from_options(c, c.int_list(h + 1), dtype_at, ScalarType::Long);
   c.ret(call_tensor("aten::random_.from", {Value::of(t), Value::of_int(low), Value::of_int(high),
