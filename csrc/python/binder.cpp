@@ -73,11 +73,16 @@ const std::map<SigKey, std::vector<Overload>>& sig_table() {
 // int, TypeError "...failed to unpack the object at pos N..." inside an int list. The binder
 // matches by value, so a too-wide int matches as 0 and records here what to raise once its
 // overload is chosen (reset per binding attempt, read by call_overloads).
+// torch.ops spellings bind through upstream's JIT schema matcher instead, which refuses such an
+// int or int list with RuntimeError "aten::sum() Expected a value of type 'Optional[List[int]]'
+// for argument 'dim' but instead found type 'list'." (a Scalar still raises OverflowError).
 enum class WideInt { None, Int, Scalar, InList };
 struct WideIntSeen {
   WideInt kind = WideInt::None;
-  const char* arg = "";  // the list argument's name (InList)
-  size_t pos = 0;        // 1-based position in that list (InList)
+  const char* arg = "";               // the list argument's name (InList)
+  size_t pos = 0;                     // 1-based position in that list (InList)
+  const Argument* where = nullptr;    // the schema argument it came in
+  PyObject* value = nullptr;          // what was passed there (borrowed: alive for the call)
 };
 thread_local WideIntSeen t_wide;
 
@@ -85,8 +90,34 @@ void note_wide(WideInt k) {
   if (t_wide.kind == WideInt::None) t_wide.kind = k;
 }
 
+// The JIT's name for a schema type in its matcher's messages: int-like bases are 'int'.
+std::string jit_type_name(const SchemaType& t) {
+  std::string s = t.base == "float" || t.base == "SymFloat" ? "float" : "int";
+  if (t.is_list) s = "List[" + s + "]";
+  return t.optional ? "Optional[" + s + "]" : s;
+}
+
+// torch.ops' refusal of a too-wide int (Note [Ints past int64]), in upstream's words.
+PyObject* raise_wide_int_jit(const FunctionSchema& s) {
+  const Argument& a = *t_wide.where;
+  PyObject* repr = PyObject_Repr(t_wide.value);
+  if (!repr) return nullptr;
+  const char* type = Py_TYPE(t_wide.value)->tp_name;
+  PyErr_Format(PyExc_RuntimeError,
+               "%s() Expected a value of type '%s' for argument '%s' but instead found type "
+               "'%s'.\nPosition: %zd\nValue: %U\nDeclaration: %s\nCast error details: Unable to "
+               "cast Python instance of type <class '%s'> to C++ type '?' (#define "
+               "PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details)",
+               s.name.c_str(), jit_type_name(a.type).c_str(), a.name.c_str(), type,
+               static_cast<Py_ssize_t>(&a - s.arguments.data()), repr, s.str().c_str(), type);
+  Py_DECREF(repr);
+  return nullptr;
+}
+
 // Raises what upstream raises for the recorded too-wide int (Note [Ints past int64]).
-PyObject* raise_wide_int(const char* display_name) {
+PyObject* raise_wide_int(const char* display_name, const FunctionSchema& s, bool schema_names) {
+  if (schema_names && t_wide.kind != WideInt::Scalar && t_wide.where)
+    return raise_wide_int_jit(s);
   switch (t_wide.kind) {
     case WideInt::Scalar: PyErr_SetString(PyExc_OverflowError, "int too big to convert"); break;
     case WideInt::Int:
@@ -320,8 +351,21 @@ thread_local const char* t_binding_op = "";  // the op whose schema is being bou
 
 }  // namespace
 
-// v is a fresh (None) slot: the kinds below set only their own fields.
+static bool to_value_of(PyObject* o, const Argument& arg, Value* v);
+
+// v is a fresh (None) slot: the kinds below set only their own fields. Also records the argument
+// a too-wide int first came in (Note [Ints past int64]).
 bool to_value(PyObject* o, const Argument& arg, Value* v) {
+  WideInt before = t_wide.kind;
+  bool ok = to_value_of(o, arg, v);
+  if (before == WideInt::None && t_wide.kind != WideInt::None) {
+    t_wide.where = &arg;
+    t_wide.value = o;
+  }
+  return ok;
+}
+
+static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
   const SchemaType& t = arg.type;
   if (o == Py_None) {
     if (!t.optional) return false;
@@ -950,7 +994,8 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
       break;
     }
   }
-  if (chosen >= 0 && t_wide.kind != WideInt::None) return raise_wide_int(display_name);
+  if (chosen >= 0 && t_wide.kind != WideInt::None)
+    return raise_wide_int(display_name, schema_of(chosen), schema_names);
   if (chosen < 0 && schema_names) {
     std::string msg;
     for (const Overload& o : overloads) {

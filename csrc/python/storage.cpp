@@ -118,8 +118,10 @@ PyObject* get_cdata(PyObject* self, void*) { return PyLong_FromVoidPtr(S(self));
 
 PyObject* m_resize(PyObject* self, PyObject* arg) {
   TN_PY_TRY
-  long long n = PyLong_AsLongLong(arg);
+  int overflow = 0;
+  long long n = PyLong_AsLongLongAndOverflow(arg, &overflow);
   if (n == -1 && PyErr_Occurred()) return nullptr;
+  TN_CHECK_KIND(!overflow, Value, "Overflow when unpacking long long");  // upstream's text
   S(self)->resize(static_cast<size_t>(n));
   return Py_NewRef(self);
   TN_PY_CATCH(nullptr)

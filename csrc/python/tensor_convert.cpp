@@ -45,24 +45,6 @@ PyObject* convert(PyObject* self, const Target& t) {
   TN_PY_CATCH(nullptr)
 }
 
-// A memory_format argument: None or preserve_format keep the layout, contiguous_format asks
-// for it; the channels_last formats are refused by name (not implemented). False with an error.
-bool take_memory_format(PyObject* value, const char* who, Target& t) {
-  if (value == Py_None) return true;
-  if (!is_memory_format(value)) {
-    PyErr_Format(PyExc_TypeError, "%s(): memory_format must be a torch.memory_format", who);
-    return false;
-  }
-  MemoryFormat f = memory_format_of(value);
-  if (f != MemoryFormat::Preserve && f != MemoryFormat::Contiguous) {
-    PyErr_Format(PyExc_NotImplementedError,
-                 "%s(memory_format=...) with channels_last is not implemented", who);
-    return false;
-  }
-  t.contiguous = f == MemoryFormat::Contiguous;
-  return true;
-}
-
 bool is_device_like(PyObject* o) {
   return is_device(o) || PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o));
 }
@@ -128,8 +110,12 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
         if (!PyBool_Check(value)) return bad("non_blocking and copy must be bools");
         (k[0] == 'c' ? t.copy : t.non_blocking) = value == Py_True;
       } else if (std::strcmp(k, "memory_format") == 0) {
-        if (!take_memory_format(value, "to", t)) return false;
-        *memory_format = value;
+        if (value != Py_None && !is_memory_format(value)) {
+          PyErr_SetString(PyExc_TypeError, "to(): memory_format must be a torch.memory_format");
+          return false;
+        }
+        t.contiguous = value != Py_None && memory_format_of(value) == MemoryFormat::Contiguous;
+        *memory_format = value;  // channels_last is refused by the caller (supported_format)
       } else {
         PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
         return false;
@@ -139,10 +125,28 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
   return true;
 }
 
+// False (an error set) for a channels_last memory format: upstream's RuntimeError when self
+// (if given) has the wrong rank for it, else our refusal by name.
+bool supported_format(PyObject* mf, const TensorImpl* self) {
+  if (mf == Py_None) return true;
+  MemoryFormat f = memory_format_of(mf);
+  if (f == MemoryFormat::Preserve || f == MemoryFormat::Contiguous) return true;
+  const bool is_3d = f == MemoryFormat::ChannelsLast3d;
+  if (self && self->dim() != (is_3d ? 5 : 4)) {
+    PyErr_Format(PyExc_RuntimeError, "required rank %d tensor to use %s format", is_3d ? 5 : 4,
+                 is_3d ? "channels_last_3d" : "channels_last");
+    return false;
+  }
+  PyErr_SetString(PyExc_NotImplementedError,
+                  "to(memory_format=...) with channels_last is not implemented");
+  return false;
+}
+
 PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
   Target t;
   PyObject* mf;
   if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
+  if (!supported_format(mf, impl_of(self))) return nullptr;
   return convert(self, t);
 }
 
@@ -151,7 +155,7 @@ PyObject* m_to(PyObject* self, PyObject* args, PyObject* kwargs) {
 PyObject* parse_to(PyObject*, PyObject* args, PyObject* kwargs) {
   Target t;
   PyObject* mf;
-  if (!parse_to_args(args, kwargs, t, &mf)) return nullptr;
+  if (!parse_to_args(args, kwargs, t, &mf) || !supported_format(mf, nullptr)) return nullptr;
   PyObject* device = t.device ? device_object(*t.device) : Py_NewRef(Py_None);
   if (!device) return nullptr;
   PyObject* dtype = t.dtype ? Py_NewRef(dtype_object(*t.dtype)) : Py_NewRef(Py_None);
@@ -167,7 +171,12 @@ PyObject* m_as(PyObject* self, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), &mf)) return nullptr;
   Target t;
   t.dtype = T;
-  if (!take_memory_format(mf, "Tensor conversion", t)) return nullptr;
+  if (mf != Py_None && !is_memory_format(mf)) {
+    PyErr_SetString(PyExc_TypeError, "memory_format must be a torch.memory_format");
+    return nullptr;
+  }
+  if (!supported_format(mf, impl_of(self))) return nullptr;
+  t.contiguous = mf != Py_None && memory_format_of(mf) == MemoryFormat::Contiguous;
   return convert(self, t);
 }
 

@@ -444,6 +444,24 @@ PyObject* torch_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   TN_PY_CATCH(nullptr)
 }
 
+// The buffer protocol exports an empty array with contiguous strides where the array's own are
+// numpy's (0 on every dim of an empty array); upstream reads the array's, so from_numpy does too.
+// Only strides of a zero-size tensor change: the bytes are the same (none).
+void use_array_strides(PyObject* array, const Tensor& t) {
+  PyObject* st = PyObject_GetAttrString(array, "strides");
+  if (!st || !PyTuple_Check(st) || PyTuple_GET_SIZE(st) != t->dim()) {
+    Py_XDECREF(st);
+    PyErr_Clear();
+    return;
+  }
+  Dims strides(t->dim());
+  for (int64_t d = 0; d < t->dim(); ++d)
+    strides[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(st, d)) / t->itemsize();
+  Py_DECREF(st);
+  if (PyErr_Occurred()) return PyErr_Clear();
+  t->set_sizes_strides(t->sizes(), strides, t->storage_offset());
+}
+
 PyObject* torch_from_numpy(PyObject*, PyObject* array) {
   TN_PY_TRY
   bool ok;
@@ -453,6 +471,7 @@ PyObject* torch_from_numpy(PyObject*, PyObject* array) {
     PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(array)->tp_name);
     return nullptr;
   }
+  if (t->numel() == 0) use_array_strides(array, t);
   return wrap_tensor(lift_fresh(t));
   TN_PY_CATCH(nullptr)
 }

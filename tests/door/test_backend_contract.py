@@ -128,6 +128,37 @@ def test_adding_the_test_back_end_touched_only_its_folder_and_its_table_row():
     assert {p for p in found if p.parent != folder} <= allowed, sorted(map(str, found))
 
 
+# The lines of shared kernel code (not a back end's own folder) that test a representation or a
+# device type, per file, each for a check rather than for what to compute.
+TESTS_OF_THE_REPRESENTATION = {
+    "csrc/kernels/rules/elementwise.cpp": 3,  # CPU 0-dim operands; a meta out= of CPU operands
+    "csrc/kernels/rules/factory_rules.cpp": 1,  # meta ignores pin_memory
+    "csrc/kernels/cpu/copy.cpp": 1,  # copy_ refuses to read a meta tensor
+    "csrc/kernels/cpu/index.cpp": 1,  # a bool mask's coordinates need its bytes: refused by name
+    "csrc/kernels/cpu/range.cpp": 1,  # meta arange refuses pin_memory, as upstream's reference
+    "csrc/kernels/composite/predicates.cpp": 1,  # _has_compatible_shallow_copy_type compares them
+    "csrc/kernels/composite/shape.cpp": 1,  # _to_copy refuses to read a meta tensor
+    # sdpa's back-end choice (upstream's _fused_sdp_choice has a kernel per device: the CPU
+    # flash kernel is chosen on CPU only, meta takes the math path)
+    "csrc/kernels/composite/attention.cpp": 1,
+}
+
+
+def test_kernels_do_not_branch_on_the_representation():
+    """What differs between back ends is the kernel (or compute) registered for each, never a
+    test of the representation inside shared code (docs/ARCHITECTURE.md, "Adding an op"): Meta's
+    kernel is the checks alone, a template flag away from the CPU's."""
+    pattern = re.compile(r"representation\(\) [!=]=|[!=]= (Representation|DeviceType)::")
+    found = {}
+    for p in sorted((ROOT / "csrc/kernels").rglob("*")):
+        if p.suffix not in {".h", ".cpp"} or p.parent.name in {"meta", "test_backend"}:
+            continue
+        n = sum(1 for line in p.read_text().splitlines() if pattern.search(line))
+        if n:
+            found[str(p.relative_to(ROOT))] = n
+    assert found == TESTS_OF_THE_REPRESENTATION
+
+
 def test_composites_build_no_views_by_hand():
     """Composites call the door's view ops (STYLE.md; issue 7 item 5): make_view lives in the
     view ops (csrc/kernels/views/) and in back ends' own kernels, never in kernels/composite/."""

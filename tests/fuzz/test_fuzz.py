@@ -22,16 +22,9 @@ SURFACE = ("torch.ones(4).as_strided((2,), (4611686018427387904,)).tolist()",
            "torch.ones(2).expand(3, 2).add_(1).tolist()",
            "torch.ones(3).squeeze((0, 0))")
 
-# The to-do: case id -> what is wrong (all on branch harden's list: out= dtype rules, size
-# overflow, as_strided bounds, squeeze dims). Keep it short and exact; remove a line when the
-# test says it passes. docs/FUZZ.md lists every failure of the full run.
-EXPECTED = {
-    # argmax/argmin.out accept an out= that is not int64 (upstream: "Expected out tensor to
-    # have dtype long int, but got float instead").
-    "aten.argmax.out#5e2fdb38f7": "argmax.out(float32[2, 3], 0, False, out=float32[2, 3])",
-    "aten.argmax.out#9ff901ea06": "argmax.out(float64[4, 1, 3] t, -3, out=float64[3, 2] step)",
-    "aten.argmin.out#fd83f15cd9": "argmin.out(float32[2, 3], 0, False, out=float32[2, 3])",
-}
+# The to-do: case id -> what is wrong. Keep it short and exact; remove a line when the test
+# says it passes. docs/FUZZ.md lists every failure of the full run.
+EXPECTED: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

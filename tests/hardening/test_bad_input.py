@@ -138,6 +138,117 @@ CASES = {
     "add_inplace_expanded": "torch.ones(1).expand(3).add_(1)",
     "copy_into_expanded": "torch.ones(1).expand(3).copy_(torch.arange(3.))",
     "add_inplace_broadcast": "torch.ones(3).add_(torch.ones(2, 3))",
+    # out= dtypes: exact where upstream's structured out= (or its kernel) says so
+    "argmax_out_float": "torch.argmax(torch.ones(2, 3), 0, out=torch.empty(3))",
+    "argmin_out_int32": "torch.argmin(torch.ones(2, 3), 1, out=torch.empty(2, dtype=torch.int32))",
+    "argmax_out_long": "torch.argmax(torch.tensor([[1., 3.], [4., 2.]]), 1, "
+                       "out=torch.empty(2, dtype=torch.long))",
+    "amax_out_dtype": "torch.amax(torch.ones(3, dtype=torch.double), 0, "
+                      "out=torch.empty((), dtype=torch.bfloat16))",
+    "amin_out_dtype": "torch.amin(torch.ones(3, dtype=torch.int8), 0, out=torch.empty(()))",
+    "sum_out_dtype": "torch.sum(torch.ones(3), 0, dtype=torch.float16, out=torch.empty(()))",
+    "prod_out_dtype": "torch.prod(torch.ones(3), 0, dtype=torch.int32, out=torch.empty(()))",
+    "sum_out_dtype_same": "torch.sum(torch.ones(3), 0, dtype=torch.double, "
+                          "out=torch.empty((), dtype=torch.double))",
+    "cumsum_out_dtype": "torch.cumsum(torch.ones(3), 0, dtype=torch.bool, out=torch.empty(3))",
+    "cumsum_inplace_dtype": "torch.ones(3).cumsum_(0, dtype=torch.int8)",
+    "tril_out_dtype": "torch.tril(torch.ones(2, 2, dtype=torch.bool), out=torch.empty(2, 2))",
+    "triu_out_dtype": "torch.triu(torch.ones(2, 2, dtype=torch.bfloat16), "
+                      "out=torch.empty(2, 2, dtype=torch.double))",
+    "mm_out_double": "torch.mm(torch.ones(2, 3), torch.ones(3, 2), "
+                     "out=torch.empty(2, 2, dtype=torch.double))",
+    "addmm_out_double": "torch.addmm(torch.ones(2, 2), torch.ones(2, 3), torch.ones(3, 2), "
+                        "out=torch.empty(2, 2, dtype=torch.double))",
+    "mv_out_double": "torch.mv(torch.ones(2, 3), torch.ones(3), out=torch.empty(2, "
+                     "dtype=torch.double))",
+    "dot_out_double": "torch.dot(torch.ones(3), torch.ones(3), out=torch.empty((), "
+                      "dtype=torch.double))",
+    "outer_out_double": "torch.outer(torch.ones(2), torch.ones(2), out=torch.empty(2, 2, "
+                        "dtype=torch.double))",
+    "matmul_out_dot": "torch.matmul(torch.ones(3), torch.ones(3), out=torch.empty((), "
+                      "dtype=torch.double))",
+    "matmul_out_mv": "torch.matmul(torch.ones(4, 1, 3), torch.ones(3), out=torch.empty(4, 1, "
+                     "dtype=torch.bfloat16))",
+    "matmul_out_mm": "torch.matmul(torch.ones(3), torch.ones(3, 2), out=torch.empty(2, "
+                     "dtype=torch.double))",
+    # written tensors that hold one element twice, and out= sharing memory with an input
+    "cumsum_out_expanded": "torch.cumsum(torch.ones(2, 3), 1, out=torch.ones(1, 3).expand(2, 3))",
+    "cumsum_inplace_expanded": "torch.ones(1, 3).expand(2, 3).cumsum_(1)",
+    "uniform_expanded": "torch.ones(1).expand(3).uniform_()",
+    "normal_expanded": "torch.ones(1).expand(3).normal_()",
+    "random_expanded": "torch.ones(1).expand(3).random_()",
+    "random_from_expanded": "torch.ones(1, dtype=torch.long).expand(3).random_(0, 5)",
+    "bernoulli_expanded": "torch.ones(1).expand(3).bernoulli_(0.5)",
+    "bernoulli_tensor_expanded": "torch.ones(1).expand(3).bernoulli_(torch.full((3,), 0.5))",
+    "uniform_bounds_before_overlap": "torch.ones(1).expand(3).uniform_(5, 1)",
+    "cat_out_expanded": "torch.cat([torch.ones(5, 5), torch.ones(5, 5)], "
+                        "out=torch.ones(1, 5).expand(10, 5))",
+    "cat_out_is_input": "y = torch.ones(4, 6)\ntorch.cat([torch.zeros(0), y], out=y)",
+    "cat_out_is_skipped_input": "x = torch.zeros(0)\ntorch.cat([x, torch.ones(4, 6)], out=x)",
+    "cat_out_partial": "z = torch.zeros(4, 6)\ntorch.cat([torch.ones(4, 6), z], out=z[:2])",
+    "cat_out_apart": "z = torch.zeros(8, 6)\ntorch.cat([z[:2], z[2:4]], out=z[4:])",
+    # meta next to the CPU
+    "exp_out_meta_cpu_scalar": "torch.exp(torch.tensor(1.), out=torch.empty((), device='meta'))",
+    "add_out_meta_cpu_scalars": "torch.add(torch.tensor(1.), torch.tensor(2.), "
+                                "out=torch.empty((), device='meta'))",
+    "add_out_meta_meta_and_scalar": "torch.add(torch.ones(2, device='meta'), torch.tensor(2.), "
+                                    "out=torch.empty(2, device='meta')).shape",
+    "cat_out_meta_cpu": "torch.cat([torch.ones(2)], out=torch.empty(2, device='meta'))",
+    "stack_out_meta_cpu": "torch.stack([torch.ones(2)], out=torch.empty(1, 2, device='meta'))",
+    "triu_out_meta_cpu": "torch.triu(torch.ones(2, 2), out=torch.empty(2, 2, device='meta'))",
+    "mv_meta_vec": "torch.mv(torch.ones(3, 2), torch.ones(2, device='meta'))",
+    "sdpa_meta_key": "q = torch.ones(1, 1, 3)\ntorch.nn.functional.scaled_dot_product_attention("
+                     "q, torch.ones(1, 1, 3, device='meta'), q)",
+    "randint_meta_empty_range": "torch.randint(0, (2, 3), device='meta')",
+    "randint_low_meta_empty_range": "torch.randint(5, 0, (2,), device='meta')",
+    "randint_meta_ok": "torch.randint(0, 5, (2,), device='meta').shape",
+    "randint_generator_meta_empty_range": "torch.randint(0, (2,), generator=None, "
+                                          "device='meta').shape",
+    "randint_like_meta_empty_range": "torch.randint_like(torch.ones(2), -2, device='meta').shape",
+    "random_meta_empty_range": "torch.empty(3, device='meta').random_(0, 0).shape",
+    "random_meta_past_dtype": "torch.empty(3, dtype=torch.int8, device='meta').random_(0, 1000)"
+                              ".shape",
+    "linspace_pin_memory": "torch.linspace(0, 1, 2, pin_memory=True)",
+    "linspace_meta_pin_memory": "torch.linspace(0, 1, 2, device='meta', pin_memory=True).shape",
+    "squeeze_inplace_0dim": "torch.ones(()).squeeze_(2**31)",
+    "baddbmm_2d_operands": "torch.baddbmm(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3))",
+    "baddbmm_0d_batch1": "torch.baddbmm(torch.ones(2, 3), torch.ones(()), torch.ones(2, 3))",
+    "baddbmm_4d_self": "torch.baddbmm(torch.ones(1, 1, 1, 1), torch.ones(1, 1, 1), "
+                       "torch.ones(1, 1, 1))",
+    "addmm_3d_self": "torch.addmm(torch.ones(2, 2, 2), torch.ones(2, 3), torch.ones(3, 2))",
+    "mv_0d_matrix": "torch.mv(torch.ones(()), torch.ones(3))",
+    # ints past int64 through torch.ops (the JIT's schema matcher) and elsewhere
+    "ops_int_2_64": "torch.ops.aten._softmax.default(torch.ones(3), 2**64, True)",
+    "ops_int_list_2_64": "torch.ops.aten.amax.default(torch.ones(3), (0, 2**64), False)",
+    "ops_optional_int_list_2_64": "torch.ops.aten.sum.dim_IntList(torch.ones(3), [2**64])",
+    "ops_optional_int_2_64": "torch.ops.aten.argmax.default(torch.ones(3), 2**64)",
+    "ops_scalar_2_70": "torch.ops.aten.add.Tensor(torch.ones(2), torch.ones(2), alpha=2**70)",
+    "softmax_int_2_64": "torch.softmax(torch.ones(3), 2**64)",
+    "storage_resize_2_64": "torch.ones(4).untyped_storage().resize_(2**64)",
+    # tensor options upstream's CPU build refuses
+    "empty_pin_memory": "torch.empty(2, pin_memory=True)",
+    "ones_pin_memory": "torch.ones(2, pin_memory=True)",
+    "rand_pin_memory": "torch.rand(2, pin_memory=True)",
+    "new_zeros_pin_memory": "torch.ones(2).new_zeros(2, pin_memory=True)",
+    "zeros_like_pin_memory": "torch.zeros_like(torch.ones(2), pin_memory=True)",
+    "empty_meta_pin_memory": "torch.empty(2, device='meta', pin_memory=True).shape",
+    "zeros_sparse_pin_memory": "torch.zeros(2, layout=torch.sparse_coo, pin_memory=True)",
+    "empty_channels_last_2d": "torch.empty(2, 3, memory_format=torch.channels_last)",
+    "clone_channels_last_2d": "torch.ones(2, 3).clone(memory_format=torch.channels_last)",
+    "contiguous_channels_last_3d_2d": "torch.ones(2, 3).contiguous("
+                                      "memory_format=torch.channels_last_3d)",
+    "to_channels_last_2d": "torch.ones(2, 3).to(torch.half, memory_format=torch.channels_last)",
+    "zeros_like_channels_last_1d": "torch.zeros_like(torch.ones(3), "
+                                   "memory_format=torch.channels_last)",
+    # an out= made from the functional op: the functional's own refusal comes first
+    "bitwise_scalar_tensor_out": "torch.ops.aten.bitwise_and.Scalar_Tensor_out(2, torch.ones(3), "
+                                 "out=torch.empty(3, dtype=torch.int32))",
+    "from_numpy_empty_strides": "import numpy as np\n"
+                                "[torch.from_numpy(np.zeros(s, dtype=np.float32)).stride() "
+                                "for s in [(0,), (0, 3), (2, 0), (3, 0, 2), (1, 3)]]",
+    "view_dtype_empty_from_numpy": "import numpy as np\n"
+                                   "torch.from_numpy(np.zeros(0, dtype=np.float32))"
+                                   ".view(torch.bfloat16)",
     # values outside the dtype's range
     "full_300_uint8": "torch.full((2,), 300, dtype=torch.uint8)",
     "full_minus200_int8": "torch.full((2,), -200, dtype=torch.int8)",
@@ -189,6 +300,23 @@ SAME_TEXT = {
     "fill_300_uint8", "fill_2_31_int32", "linspace_300_uint8", "randperm_300_uint8",
     "randperm_129_int8", "squeeze_repeated_dim", "unfold_negative_size",
     "layer_norm_weight_dtype", "layer_norm_bias_dtype",
+    "argmax_out_float", "argmin_out_int32", "amax_out_dtype", "amin_out_dtype", "sum_out_dtype",
+    "prod_out_dtype", "cumsum_out_dtype", "cumsum_inplace_dtype", "tril_out_dtype",
+    "triu_out_dtype", "mm_out_double", "addmm_out_double", "mv_out_double", "dot_out_double",
+    "matmul_out_dot", "matmul_out_mv", "matmul_out_mm", "cumsum_out_expanded", "uniform_expanded",
+    "normal_expanded", "random_expanded", "random_from_expanded", "bernoulli_expanded",
+    "bernoulli_tensor_expanded", "uniform_bounds_before_overlap", "cat_out_expanded",
+    "cat_out_is_input", "cat_out_is_skipped_input", "cat_out_partial", "exp_out_meta_cpu_scalar",
+    "add_out_meta_cpu_scalars", "cat_out_meta_cpu", "stack_out_meta_cpu", "triu_out_meta_cpu",
+    "mv_meta_vec", "sdpa_meta_key", "randint_meta_empty_range", "randint_low_meta_empty_range",
+    "linspace_pin_memory", "squeeze_inplace_0dim", "view_dtype_empty_from_numpy",
+    "baddbmm_2d_operands", "baddbmm_0d_batch1", "baddbmm_4d_self", "mv_0d_matrix",
+    "ops_int_2_64", "ops_int_list_2_64", "ops_optional_int_list_2_64", "ops_optional_int_2_64",
+    "ops_scalar_2_70", "softmax_int_2_64", "storage_resize_2_64", "empty_pin_memory",
+    "ones_pin_memory", "rand_pin_memory", "new_zeros_pin_memory", "zeros_like_pin_memory",
+    "zeros_sparse_pin_memory", "empty_channels_last_2d", "clone_channels_last_2d",
+    "contiguous_channels_last_3d_2d", "to_channels_last_2d", "zeros_like_channels_last_1d",
+    "bitwise_scalar_tensor_out", "addmm_3d_self",
 }
 
 

@@ -107,19 +107,29 @@ def _structure(obj):
     return type(obj).__name__
 
 
-def _to_meta(obj):
+def _to_meta(obj, memo: dict | None = None):
     """The same geometry on meta: sizes, strides, storage offset and storage size (a view's
-    arguments stay in bounds), dtype and requires_grad."""
+    arguments stay in bounds), dtype and requires_grad. Aliasing is kept (memo, shared by every
+    argument of one call): the same tensor twice is one meta tensor, and tensors of one storage
+    and dtype are views of one meta base, so overlap checks (cat(x, y, out=y)) see it."""
+    memo = {} if memo is None else memo
     if isinstance(obj, torch.Tensor):
+        if id(obj) in memo:
+            return memo[id(obj)]
         t = obj.detach()
-        elems = t.untyped_storage().nbytes() // max(t.element_size(), 1)
-        base = torch.empty(elems, dtype=t.dtype, device="meta")
-        m = base.as_strided(t.shape, t.stride(), t.storage_offset())
-        return m.requires_grad_(obj.requires_grad) if obj.requires_grad else m
+        storage = t.untyped_storage()
+        key = ("base", storage.data_ptr(), storage.nbytes(), t.dtype)
+        if storage.data_ptr() == 0 or key not in memo:
+            elems = storage.nbytes() // max(t.element_size(), 1)
+            memo[key] = torch.empty(elems, dtype=t.dtype, device="meta")
+        m = memo[key].as_strided(t.shape, t.stride(), t.storage_offset())
+        m = m.requires_grad_(obj.requires_grad) if obj.requires_grad else m
+        memo[id(obj)] = m
+        return m
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_meta(x) for x in obj)
+        return type(obj)(_to_meta(x, memo) for x in obj)
     if isinstance(obj, dict):
-        return {k: _to_meta(v) for k, v in obj.items()}
+        return {k: _to_meta(v, memo) for k, v in obj.items()}
     return obj
 
 
@@ -162,7 +172,8 @@ def meta_differential(case: dict) -> dict | None:
         args = codec.decode(case["args"], ts)
         kwargs = codec.decode(case["kwargs"], ts)
         if on_meta:
-            args, kwargs = _to_meta(args), _to_meta(kwargs)
+            memo: dict = {}
+            args, kwargs = _to_meta(args, memo), _to_meta(kwargs, memo)
         torch.manual_seed(case["seed"])
         try:
             return ["returns", _structure(fn(*args, **kwargs))]

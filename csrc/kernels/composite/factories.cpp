@@ -18,11 +18,10 @@ struct Opts {
 // dtype/layout/device/pin_memory at args [i, i+4), each falling back to `fallback`.
 Opts options_at(const Call& c, size_t i, Opts fallback) {
   Opts o{c.optional_dtype(i).value_or(fallback.dtype), fallback.device};
+  if (!c.arg(i + 2).is_none()) o.device = c.arg(i + 2).device;
+  check_pin_memory(c.arg(i + 3), c.arg(i + 1), o.device);
   TN_CHECK_KIND(c.arg(i + 1).is_none() || c.arg(i + 1).i == 0, NotImplemented, c.key(),
                 ": only the strided layout is implemented by torchnative");
-  if (!c.arg(i + 2).is_none()) o.device = c.arg(i + 2).device;
-  TN_CHECK_KIND(c.arg(i + 3).is_none() || !c.to_bool(i + 3), NotImplemented, c.key(),
-                ": pin_memory=True is not implemented by torchnative");
   TN_CHECK_KIND(info(o.dtype).supported, NotImplemented, c.key(),
                 " has no kernel in torchnative for dtype ", name(o.dtype));
   return o;
@@ -78,7 +77,7 @@ TN_REGISTER_COMPOSITE("aten::full.out", full_out);
 Tensor like(const Call& c, size_t opts_at) {
   const Tensor& self = c.tensor(0);
   Opts o = options_at(c, opts_at, {self->dtype(), self->device()});
-  bool preserve = is_preserve(c.arg(opts_at + 4), c.key());
+  bool preserve = is_preserve(c.arg(opts_at + 4), self->dim(), c.key());
   Dims strides = preserve ? preserve_strides(*self) : contiguous_strides(self->sizes());
   return empty_strided(self->sizes(), strides, o.dtype, o.device);
 }

@@ -1,5 +1,5 @@
 // Short spellings for composites that call other ops through the door (tn::call), so that one
-// composite serves every representation. Header-only.
+// composite serves every representation. Header-only but for write_out (write_out.cpp).
 #pragma once
 
 #include "dispatch/kernel.h"
@@ -48,6 +48,12 @@ inline void resize_out(const Tensor& out, const Dims& shape) {
                                      out->itemsize());
   if (need > out->storage()->nbytes()) out->storage()->resize(need);
 }
+
+// The out= spellings written over their functional op: out resized to result's shape (upstream's
+// resize_output, which warns when out had elements) and result copied in with a cast through
+// aten::copy_, so each back end copies its own way (meta's copies nothing). Refuses a result on
+// another device, or of a dtype that cannot be cast to out's, as upstream.
+Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key);
 
 }  // namespace ops
 }  // namespace tn

@@ -4,6 +4,7 @@
 #include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -26,7 +27,7 @@ TN_REGISTER_COMPOSITE("aten::reshape", reshape);
 // already contiguous.
 void contiguous(Call& c) {
   const Tensor& self = c.tensor(0);
-  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), c.key());
+  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), self->dim(), c.key());
   if (self->is_contiguous()) return c.ret(self);
   TN_CHECK(!preserve, "preserve memory format is unsupported by the contiguous operator");
   c.ret(clone_contiguous(self));
@@ -59,7 +60,8 @@ Tensor alloc_like(const Tensor& self, ScalarType dtype, Device device, bool pres
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 void clone(Call& c) {
   const Tensor& self = c.tensor(0);
-  Tensor out = alloc_like(self, self->dtype(), self->device(), is_preserve(c.arg(1), c.key()));
+  bool preserve = is_preserve(c.arg(1), self->dim(), c.key());
+  Tensor out = alloc_like(self, self->dtype(), self->device(), preserve);
   copy_(out, self);
   c.ret(out);
 }
@@ -72,8 +74,9 @@ Tensor to_copy(const Tensor& self, ScalarType dtype, Device device, bool preserv
   TN_CHECK_KIND(!(self->device().type == DeviceType::Meta && device.type != DeviceType::Meta),
                 NotImplemented, "Cannot copy out of meta tensor; no data!");
   Tensor out = alloc_like(self, dtype, device, preserve);
-  // Across devices too: copy_ runs on the higher back end of the two, through its contract.
-  if (device.type != DeviceType::Meta) copy_(out, self);
+  // Across devices too: copy_ runs on the higher back end of the two, through its contract
+  // (meta's copies nothing).
+  copy_(out, self);
   return out;
 }
 
@@ -87,7 +90,7 @@ void to_copy_op(Call& c) {
                 ": pin_memory=True is not implemented by torchnative");
   ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
   Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
-  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), c.key())));
+  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), self->dim(), c.key())));
 }
 TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 
@@ -95,7 +98,7 @@ TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 // _to_copy (CompositeImplicit upstream: a dispatch mode sees the _to_copy).
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
                const std::string& key) {
-  bool preserve = is_preserve(mf, key);  // refuses the formats we do not implement, by name
+  bool preserve = is_preserve(mf, self->dim(), key);  // refuses what we do not implement
   if (!copy && dtype == self->dtype() && device.type == self->device().type &&
       (preserve || !suggests_channels_last(*self)))
     return self;
@@ -205,9 +208,14 @@ void cat_out(Call& c) {
   const auto& ts = c.tensor_list(0);
   const Tensor& out = c.tensor(2);
   CatPlan p = plan_cat(ts, c.to_int(1));
+  for (const Tensor& t : ts) check_out_device(out, t->device());
   TN_CHECK_KIND(can_cast(p.dtype, out->dtype()), Type, "torch.cat(): input types can't be cast "
                 "to the desired output type ", enum_name(out->dtype()));
   tn::resize_out(out, p.shape);  // upstream warns here (resize_output)
+  // Upstream's cat meta, once out is resized: out may not write one location twice, nor share
+  // memory with an input (fully either: cat(x, y, out=y) raises).
+  check_no_internal_overlap(*out);
+  for (const Tensor& t : ts) check_no_overlap(*out, *t);
   cat_fill(out, ts, p);
   c.ret(out);
 }
@@ -311,6 +319,9 @@ template <const char* kInplace>
 void tri_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(2);
+  check_out_device(out, self->device());
+  TN_CHECK(out->dtype() == self->dtype(), "Expected out tensor to have dtype ",
+           cpp_type_name(self->dtype()), ", but got ", cpp_type_name(out->dtype()), " instead");
   ops::resize_out(out, self->sizes());
   if (out.get() != self.get()) copy_(out, self);
   c.ret(call_tensor(kInplace, {t(out), c.arg(1)}));

@@ -12,6 +12,7 @@
 
 #include "core/tensor_impl.h"
 #include "dispatch/value.h"
+#include "kernels/rules/factory_rules.h"
 
 namespace tn {
 
@@ -157,10 +158,11 @@ inline Dims preserve_strides(const TensorImpl& t) {
   return dense_strides_like(t.sizes(), t.strides());
 }
 
-// Refuses channels_last formats by name; returns true for preserve (None counts as preserve
-// where the schema's default is None).
-inline bool is_preserve(const Value& mf, const std::string& key) {
+// Refuses channels_last formats by name (after upstream's rank check for a tensor of ndim dims);
+// returns true for preserve (None counts as preserve where the schema's default is None).
+inline bool is_preserve(const Value& mf, int64_t ndim, const std::string& key) {
   if (mf.is_none()) return true;
+  check_memory_format_rank(mf, ndim);
   TN_CHECK_KIND(mf.memory_format == MemoryFormatKind::Contiguous ||
                     mf.memory_format == MemoryFormatKind::Preserve,
                 NotImplemented, key, ": channels_last memory formats are not implemented");

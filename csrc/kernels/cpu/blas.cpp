@@ -150,13 +150,21 @@ void bmm_cpu(Call& c) {
 }
 TN_REGISTER_STRUCTURED("aten::bmm", bmm_rule, bmm_cpu);
 
-// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
+// Upstream's Tensor::size(d): IndexError for a 0-dim tensor or a dim out of range.
+int64_t size_of(const Tensor& t, int64_t d) {
+  TN_CHECK_KIND(t->dim() > 0, Index, "Dimension specified as ", d,
+                " but tensor has no dimensions");
+  return t->size(wrap_dim(d, t->dim()));
+}
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1): self is
+// expanded to the result's sizes before the operands' ranks are checked, as upstream's meta.
 void baddbmm_rule(Call& c) {
   const Tensor &self = c.tensor(0), &a = c.tensor(1), &b = c.tensor(2);
+  Dims shape{size_of(a, 0), size_of(a, 1), size_of(b, 2)};
+  expand_view(self, shape);
   TN_CHECK(a->dim() == 3, "batch1 must be a 3D tensor");
   TN_CHECK(b->dim() == 3, "batch2 must be a 3D tensor");
-  Dims shape{a->size(0), a->size(1), b->size(2)};
-  expand_view(self, shape);
   check_bmm_operands(a, b, c.key());
   TN_CHECK(self->dtype() == a->dtype(), "expected scalar type ", enum_name(a->dtype()),
            " but found ", enum_name(self->dtype()));
@@ -173,10 +181,15 @@ TN_REGISTER_STRUCTURED("aten::baddbmm", baddbmm_rule, baddbmm_cpu);
 // mv(Tensor self, Tensor vec): the vector as a k x 1 matrix.
 void mv_rule(Call& c) {
   const Tensor &m = c.tensor(0), &v = c.tensor(1);
+  size_of(m, 0);  // upstream's mv allocates {self.size(0)} before addmv checks
   TN_CHECK(m->dim() == 2 && v->dim() == 1, "vector + matrix @ vector expected, got 1, ",
            m->dim(), ", ", v->dim());
   TN_CHECK(m->size(1) == v->size(0), "size mismatch, got input (", m->size(0), "), mat (",
            m->size(0), "x", m->size(1), "), vec (", v->size(0), ")");
+  // Upstream's meta decomposes mv into mul and sum, whose device check a meta vec next to a
+  // CPU matrix meets (the door lets the two devices reach Meta's rule).
+  TN_CHECK(m->device().type == v->device().type, "Tensor on device ", v->device().str(),
+           " is not on the expected device ", m->device().str(), "!");
   TN_CHECK(m->dtype() == v->dtype(), "addmv input tensors must have the same dtype, but got ",
            enum_name(v->dtype()), ", ", enum_name(m->dtype()), ", and ", enum_name(v->dtype()));
   check_gemm_dtype(m, c.key());

@@ -2,6 +2,7 @@
 // linear, and the out=/in-place spellings of mm, bmm, addmm, baddbmm, mv, dot, outer. Written
 // in door ops only (tn::call), so they serve every back end and every layer sees their pieces.
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
@@ -99,6 +100,21 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 void matmul_kernel(Call& c) { c.ret(matmul(c.tensor(0), c.tensor(1))); }
 TN_REGISTER_COMPOSITE("aten::matmul", matmul_kernel);
 
+// Upstream's out= dtype checks of the family: out must have the result's dtype exactly, refused
+// in the words of the kernel that writes it (outer's, a composite of mul, casts).
+enum class OutRule : uint8_t { Cast, Structured, Addmv, Dot };
+void check_out_dtype(OutRule rule, const Tensor& out, const Tensor& r) {
+  ScalarType od = out->dtype(), rd = r->dtype();
+  if (rule == OutRule::Cast || od == rd) return;
+  if (rule == OutRule::Dot)
+    TN_FAIL(Runtime, "result dtype ", enum_name(od), " does not match input dtype ", enum_name(rd));
+  if (rule == OutRule::Addmv)
+    TN_FAIL(Runtime, "addmv input tensors must have the same dtype, but got ", enum_name(od), ", ",
+            enum_name(rd), ", and ", enum_name(rd));
+  TN_FAIL(Runtime, "Expected out tensor to have dtype ", cpp_type_name(rd), ", but got ",
+          cpp_type_name(od), " instead");
+}
+
 // matmul.out(self, other, *, out): as upstream's, the 1-D/2-D products write out themselves
 // (dot.out, mv.out, mm.out, which a dispatch mode sees): a 1-D self as a row, then out
 // squeezed back; a folded >= 3-D self as rows into out viewed as rows. The batched products
@@ -130,7 +146,9 @@ void matmul_out(Call& c) {
     call(db == 1 ? "aten::mv.out" : "aten::mm.out", {V(rows), V(b), V(out_view)});
     return c.ret(out);
   }
-  c.ret(write_out(out, matmul(a, b), c.key()));
+  Tensor r = matmul(a, b);
+  check_out_dtype(OutRule::Structured, out, r);
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::matmul.out", matmul_out);
 
@@ -158,10 +176,12 @@ void linear(Call& c) {
 TN_REGISTER_COMPOSITE("aten::linear", linear);
 
 // out= spellings: run the functional op on the leading `n` arguments, write into arg n.
-template <const char* Functional, int N>
+template <const char* Functional, int N, OutRule Rule>
 void functional_out(Call& c) {
   std::vector<Value> args(c.args.begin(), c.args.begin() + N);
-  c.ret(write_out(c.tensor(N), call_tensor(Functional, std::move(args)), c.key()));
+  Tensor r = call_tensor(Functional, std::move(args));
+  check_out_dtype(Rule, c.tensor(N), r);
+  c.ret(ops::write_out(c.tensor(N), r, c.key()));
 }
 // In-place spellings (self is the accumulator): the functional result written back into self.
 // Upstream's in-place checks: self must already have the result's shape (it is never resized)
@@ -174,7 +194,7 @@ void functional_inplace(Call& c) {
            dims_str(self->sizes()), " and output tensor size ", dims_str(r->sizes()),
            " should match");
   check_no_internal_overlap(*self);
-  c.ret(write_out(self, r, c.key()));
+  c.ret(ops::write_out(self, r, c.key()));
 }
 constexpr char kMm[] = "aten::mm";
 constexpr char kBmm[] = "aten::bmm";
@@ -182,12 +202,13 @@ constexpr char kAddmm[] = "aten::addmm";
 constexpr char kBaddbmm[] = "aten::baddbmm";
 constexpr char kMv[] = "aten::mv";
 constexpr char kDot[] = "aten::dot";
-TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2>));
-TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2>));
-TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5>));
-TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5>));
-TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2>));
-TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2>));
+constexpr OutRule kStructured = OutRule::Structured;
+TN_REGISTER_COMPOSITE("aten::mm.out", (functional_out<kMm, 2, kStructured>));
+TN_REGISTER_COMPOSITE("aten::bmm.out", (functional_out<kBmm, 2, kStructured>));
+TN_REGISTER_COMPOSITE("aten::addmm.out", (functional_out<kAddmm, 5, kStructured>));
+TN_REGISTER_COMPOSITE("aten::baddbmm.out", (functional_out<kBaddbmm, 5, kStructured>));
+TN_REGISTER_COMPOSITE("aten::mv.out", (functional_out<kMv, 2, OutRule::Addmv>));
+TN_REGISTER_COMPOSITE("aten::dot.out", (functional_out<kDot, 2, OutRule::Dot>));
 // outer.out(self, vec2, *, out): upstream's is self as a column times vec2 into out (mul.out).
 void outer_out(Call& c) {
   const Tensor& a = c.tensor(0);

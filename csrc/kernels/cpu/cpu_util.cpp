@@ -15,14 +15,14 @@ void copy_cast(const Tensor& dst, const Tensor& src, const std::string& key) {
 Tensor cast_to(const Tensor& t, ScalarType dt, const std::string& key) {
   if (t->dtype() == dt) return t;
   Tensor out = empty_tensor(t->sizes(), dt, t->device());
-  if (t->representation() == Representation::DenseCPU) copy_cast(out, t, key);
+  copy_cast(out, t, key);
   return out;
 }
 
 Tensor contiguous(const Tensor& t, const std::string& key) {
   if (t->is_contiguous()) return t;
   Tensor out = empty_tensor(t->sizes(), t->dtype(), t->device());
-  if (t->representation() == Representation::DenseCPU) copy_cast(out, t, key);
+  copy_cast(out, t, key);
   return out;
 }
 
@@ -38,25 +38,6 @@ ReduceGeom reduce_geom(const Tensor& t, const std::vector<bool>& mask) {
   for_each_offset(ks, kst, 0, [&](int64_t o) { g.outer.push_back(o); });
   for_each_offset(rs, rst, 0, [&](int64_t o) { g.inner.push_back(o); });
   return g;
-}
-
-}  // namespace tn
-
-#include "core/promotion.h"
-#include "kernels/rules/reduce_rules.h"
-
-namespace tn {
-
-Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key) {
-  TN_CHECK(out->device().type == result->device().type, "Attempting to copy from device ",
-           result->device().str(), " to device ", out->device().str(),
-           ", but cross-device copies are not allowed!");
-  TN_CHECK(can_cast(result->dtype(), out->dtype()), key, ": result type ",
-           enum_name(result->dtype()), " can't be cast to the desired output type ",
-           enum_name(out->dtype()));
-  resize_out(out, result->sizes());
-  if (out->representation() == Representation::DenseCPU) copy_cast(out, result, key);
-  return out;
 }
 
 }  // namespace tn

@@ -70,9 +70,3 @@ A pairwise_sum(int64_t lo, int64_t hi, Get&& get) {
 }
 
 }  // namespace tn
-
-namespace tn {
-// out= variants: resizes out to result's shape and copies result into it with a cast (only the
-// resize on meta). Refuses a result dtype that cannot be cast to out's, as upstream.
-Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key);
-}  // namespace tn

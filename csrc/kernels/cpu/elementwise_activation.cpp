@@ -162,16 +162,27 @@ void check_gelu(const Call& c, const EwSpec&) {
   TN_CHECK(approximate == "none" || approximate == "tanh",
            "approximate argument must be either none or tanh.");
 }
-constexpr EwRule kGelu = ew_rule(1, V::Functional, D::Common, O::Same, check_gelu);
-constexpr EwRule kGeluI = ew_rule(1, V::InPlace, D::Common, O::Same, check_gelu);
-constexpr EwRule kGeluO = ew_rule(1, V::Out, D::Common, O::Same, check_gelu);
+// gelu's and silu's dtype checks, in the rule (once the output is settled, where upstream's
+// compute makes them) so that Meta refuses what CPU refuses; upstream's own meta kernels let an
+// integral input through (CPU: NotImplementedError "\"silu_cpu\" not implemented for 'Long'").
+void check_floating(const EwSpec& s, const char* kernel) {
+  TN_CHECK_KIND(is_floating(s.common), NotImplemented, "\"", kernel, "\" not implemented for '",
+                c10_dtype_name(s.common), "'");
+}
+void check_gelu_dtype(const Call&, const EwSpec& s) { check_floating(s, "GeluKernelImpl"); }
+void check_silu_dtype(const Call&, const EwSpec& s) { check_floating(s, "silu_cpu"); }
+
+constexpr EwRule kGelu =
+    ew_rule(1, V::Functional, D::Common, O::Same, check_gelu, check_gelu_dtype);
+constexpr EwRule kGeluI = ew_rule(1, V::InPlace, D::Common, O::Same, check_gelu, check_gelu_dtype);
+constexpr EwRule kGeluO = ew_rule(1, V::Out, D::Common, O::Same, check_gelu, check_gelu_dtype);
 TN_REGISTER_ELEMENTWISE("aten::gelu", kGelu, gelu_compute);
 TN_REGISTER_ELEMENTWISE("aten::gelu_", kGeluI, gelu_compute);
 TN_REGISTER_ELEMENTWISE("aten::gelu.out", kGeluO, gelu_compute);
 
-constexpr EwRule kSame = ew_rule(1, V::Functional, D::Common, O::Same);
-constexpr EwRule kSameI = ew_rule(1, V::InPlace, D::Common, O::Same);
-constexpr EwRule kSameO = ew_rule(1, V::Out, D::Common, O::Same);
+constexpr EwRule kSilu = ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_silu_dtype);
+constexpr EwRule kSiluI = ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_silu_dtype);
+constexpr EwRule kSiluO = ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_silu_dtype);
 
 // silu(x) = x / (1 + exp(-x)).
 void silu_compute(EwIter& it, const Call&) {
@@ -187,9 +198,9 @@ void silu_compute(EwIter& it, const Call&) {
   });
 }
 
-TN_REGISTER_ELEMENTWISE("aten::silu", kSame, silu_compute);
-TN_REGISTER_ELEMENTWISE("aten::silu_", kSameI, silu_compute);
-TN_REGISTER_ELEMENTWISE("aten::silu.out", kSameO, silu_compute);
+TN_REGISTER_ELEMENTWISE("aten::silu", kSilu, silu_compute);
+TN_REGISTER_ELEMENTWISE("aten::silu_", kSiluI, silu_compute);
+TN_REGISTER_ELEMENTWISE("aten::silu.out", kSiluO, silu_compute);
 
 }  // namespace
 }  // namespace tn

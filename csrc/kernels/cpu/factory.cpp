@@ -6,6 +6,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/factory_rules.h"
 #include "kernels/strided.h"
 
 namespace tn {
@@ -20,13 +21,11 @@ struct Options {
 Options factory_options(const Call& c, size_t dtype_arg) {
   Options o{c.optional_dtype(dtype_arg).value_or(default_float_dtype()), Device{}};
   const Value& layout = c.arg(dtype_arg + 1);
-  TN_CHECK_KIND(layout.is_none() || layout.i == 0, NotImplemented, c.key(),
-                ": only the strided layout is implemented by torchnative");
   const Value& device = c.arg(dtype_arg + 2);
   if (!device.is_none()) o.device = device.device;
-  const Value& pin = c.arg(dtype_arg + 3);
-  TN_CHECK_KIND(pin.is_none() || !pin.b, NotImplemented, c.key(),
-                ": pin_memory=True is not implemented by torchnative");
+  check_pin_memory(c.arg(dtype_arg + 3), layout, o.device);
+  TN_CHECK_KIND(layout.is_none() || layout.i == 0, NotImplemented, c.key(),
+                ": only the strided layout is implemented by torchnative");
   TN_CHECK_KIND(info(o.dtype).supported, NotImplemented, c.key(),
                 " has no kernel in torchnative for dtype ", name(o.dtype));
   return o;
@@ -37,6 +36,7 @@ Options factory_options(const Call& c, size_t dtype_arg) {
 void empty_memory_format(Call& c) {
   Options o = factory_options(c, 1);
   const Value& mf = c.arg(5);
+  check_memory_format_rank(mf, static_cast<int64_t>(c.int_list(0).size()));
   TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Contiguous ||
                     mf.memory_format == MemoryFormatKind::Preserve,
                 NotImplemented, c.key(), ": channels_last memory formats are not implemented");

@@ -76,7 +76,9 @@ void index_select_meta(Call& c) {
   c.ret(empty_tensor(index_select_shape(self, c.to_int(1), c.tensor(2), &d), self->dtype(),
                      self->device()));
 }
-// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out)
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out): the checks and the
+// resize, then on the CPU (Fill) the values; Meta's kernel is the first part.
+template <bool Fill>
 void index_select_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(3);
@@ -85,14 +87,13 @@ void index_select_out(Call& c) {
   TN_CHECK(out->dtype() == self->dtype(), "index_select(): self and result must have the same "
            "scalar type");
   ops::resize_out(out, shape);
-  if (out->representation() == Representation::DenseCPU) index_select_fill(out, self, d,
-                                                                            c.tensor(2));
+  if constexpr (Fill) index_select_fill(out, self, d, c.tensor(2));
   c.ret(out);
 }
 TN_REGISTER_KERNEL("aten::index_select", DenseCPU, index_select_cpu);
 TN_REGISTER_KERNEL("aten::index_select", Meta, index_select_meta);
-TN_REGISTER_KERNEL("aten::index_select.out", DenseCPU, index_select_out);
-TN_REGISTER_KERNEL("aten::index_select.out", Meta, index_select_out);
+TN_REGISTER_KERNEL("aten::index_select.out", DenseCPU, index_select_out<true>);
+TN_REGISTER_KERNEL("aten::index_select.out", Meta, index_select_out<false>);
 
 // Advanced indexing resolved against self: one long index per indexed dim (bool masks already
 // turned into their nonzero coordinates), broadcast to a common shape.

@@ -76,8 +76,9 @@ void softmax_cpu(Call& c) {
 TN_REGISTER_STRUCTURED("aten::_softmax", softmax_rule<false>, softmax_cpu<false>);
 TN_REGISTER_STRUCTURED("aten::_log_softmax", softmax_rule<true>, softmax_cpu<true>);
 
-// softmax.int/log_softmax.int(Tensor self, int dim, ScalarType? dtype=None): cast, then the
-// underscore op (as upstream).
+// softmax.int/log_softmax.int(Tensor self, int dim, ScalarType? dtype=None): self.to(dtype)
+// through the door (a composite: every back end casts its own way), then the underscore op (as
+// upstream).
 template <bool Log>
 void softmax_int(Call& c) {
   Tensor in = c.tensor(0);

@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/random_avx2.h"
 #include "kernels/dtype_dispatch.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn {
 
@@ -98,9 +99,11 @@ template <typename T> T from_int64(int64_t v) {
   else return static_cast<T>(v);
 }
 
-// Writes gen() into every element of t in upstream's iterator order.
+// Writes gen() into every element of t in upstream's iterator order. t may not write one
+// element twice (an expanded tensor), as upstream's iterator refuses.
 template <typename T, typename G>
 void fill_in_order(const Tensor& t, const char* key, G&& gen) {
+  check_no_internal_overlap(*t);
   T* base = static_cast<T*>(t->dense_cpu_data(key));
   if (t->is_contiguous()) {
     for (int64_t k = 0; k < t->numel(); ++k) base[k] = gen();
@@ -533,6 +536,7 @@ Dims expanded_strides(const Tensor& p, const Dims& sizes) {
 void bernoulli_tensor_fill(const Tensor& self, const Tensor& p, Generator& g,
                            const std::string& key) {
   if (self->numel() == 0) return;
+  check_no_internal_overlap(*self);
   const Dims pstrides = expanded_strides(p, self->sizes());
   dispatch_bernoulli_self(self->dtype(), "bernoulli_tensor_cpu_self_", [&](auto zero) {
     using T = decltype(zero);

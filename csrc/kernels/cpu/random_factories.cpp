@@ -8,6 +8,7 @@
 #include "kernels/cpu/random.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/factory_rules.h"
 
 namespace tn {
 namespace {
@@ -33,10 +34,7 @@ Tensor empty_like_options(const Call& c, size_t i) {
   Value device = c.arg(i + 2);
   if (device.is_none()) device = Value::of_device(self->device());
   const Value& mf = c.arg(i + 4);
-  const bool cl3d = !mf.is_none() && mf.memory_format == MemoryFormatKind::ChannelsLast3d;
-  if (cl3d || (!mf.is_none() && mf.memory_format == MemoryFormatKind::ChannelsLast))
-    TN_CHECK(self->dim() == (cl3d ? 5 : 4), "required rank ", cl3d ? 5 : 4, " tensor to use ",
-             cl3d ? "channels_last_3d" : "channels_last", " format");
+  check_memory_format_rank(mf, self->dim());
   TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Preserve ||
                     mf.memory_format == MemoryFormatKind::Contiguous || self->is_contiguous(),
                 NotImplemented, c.key(), ": channels_last memory formats are not implemented");
@@ -62,10 +60,15 @@ void randn_impl(Call& c) {
 }
 
 // randint(high, size) / randint.low(low, high, size): random_.from(low, high) on a new tensor.
+// Without a generator the bounds are checked first, on every device: upstream's meta randint
+// refuses an empty range (its meta random_ and the generator overloads check nothing).
 template <bool kLow, int kGen>
 void randint_impl(Call& c) {
   const size_t h = kLow ? 1 : 0;
   const int64_t low = kLow ? c.to_int(0) : 0, high = c.to_int(h);
+  if constexpr (kGen < 0)
+    TN_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
+             " >= to=", high);
   const size_t dtype_at = h + 2 + (kGen >= 0 ? 1 : 0);
   Tensor t = empty_from_options(c, c.int_list(h + 1), dtype_at, ScalarType::Long);
   c.ret(call_tensor("aten::random_.from", {Value::of(t), Value::of_int(low), Value::of_int(high),
@@ -157,8 +160,9 @@ void randperm_fill(T* r, int64_t n, Generator& g) {
 }
 
 // randperm(SymInt n, *, ScalarType? dtype=long, ...) and randperm.generator(n, *, generator,
-// dtype=long, ...)
-template <int kGen>
+// dtype=long, ...): the checks and the allocation, then on the CPU (Fill) the permutation;
+// Meta's kernel is the first part.
+template <int kGen, bool Fill>
 void randperm_impl(Call& c) {
   const int64_t n = c.to_int(0);
   TN_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
@@ -167,7 +171,7 @@ void randperm_impl(Call& c) {
   // The largest value, n - 1, must fit the dtype (uint8 holds a permutation of 256, not 257).
   if (n > 0 && t->dtype() != ScalarType::Bool)
     check_scalar_fits(Scalar::from_int(n - 1), t->dtype());
-  if (t->representation() == Representation::Meta) return c.ret(t);
+  if constexpr (!Fill) return c.ret(t);
   Generator& g = kGen >= 0 ? generator_arg(c, kGen) : default_generator();
   const std::string& key = c.key();
   std::lock_guard<std::mutex> lock(g.mutex);
@@ -203,7 +207,9 @@ TN_REGISTER_COMPOSITE("aten::randint_like.low_generator_dtype", (randint_like_im
 TN_REGISTER_COMPOSITE("aten::normal.float_float", normal_float_float);
 TN_REGISTER_COMPOSITE("aten::bernoulli", bernoulli_self);
 TN_REGISTER_COMPOSITE("aten::bernoulli.p", bernoulli_p);
-TN_REGISTER_COMPOSITE("aten::randperm", randperm_impl<-1>);
-TN_REGISTER_COMPOSITE("aten::randperm.generator", randperm_impl<1>);
+TN_REGISTER_KERNEL("aten::randperm", DenseCPU, (randperm_impl<-1, true>));
+TN_REGISTER_KERNEL("aten::randperm", Meta, (randperm_impl<-1, false>));
+TN_REGISTER_KERNEL("aten::randperm.generator", DenseCPU, (randperm_impl<1, true>));
+TN_REGISTER_KERNEL("aten::randperm.generator", Meta, (randperm_impl<1, false>));
 
 }  // namespace tn

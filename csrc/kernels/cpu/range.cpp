@@ -11,6 +11,7 @@
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/copy.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/factory_rules.h"
 
 namespace tn {
 namespace {
@@ -83,7 +84,9 @@ void arange_fill(const Tensor& out, Scalar start, Scalar step, const char* key) 
   });
 }
 
-// The three arange overloads differ only in which scalars are given.
+// The three arange overloads differ only in which scalars are given. Each kernel is the checks
+// and the allocation (shared) then, on the CPU (Fill), the values; Meta's is the first part.
+template <bool Fill>
 void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars) {
   const char* key = "arange_cpu";
   TN_CHECK_KIND(c.arg(n_scalars + 1).is_none() || c.arg(n_scalars + 1).i == 0, NotImplemented,
@@ -91,49 +94,56 @@ void arange_common(Call& c, Scalar start, Scalar end, Scalar step, int n_scalars
   ScalarType t = arange_dtype(c, n_scalars, n_scalars);
   refuse_bool(t, key);
   Device dev = c.arg(n_scalars + 2).is_none() ? Device{} : c.arg(n_scalars + 2).device;
-  // As upstream's CPU-only build: no pinned allocator (its meta path refuses as not implemented).
+  // Upstream's meta arange, a Python reference, refuses pinning as not implemented.
   const Value& pin = c.arg(n_scalars + 3);
   TN_CHECK_KIND(pin.is_none() || !pin.b || dev.type != DeviceType::Meta, NotImplemented,
                 "PrimTorch does not support pinned memory");
-  TN_CHECK(pin.is_none() || !pin.b, "pin_memory=True requires a CUDA or other accelerator "
-           "backend; no pinned memory allocator is available on this system.");
+  check_pin_memory(pin, Value{}, dev);
   Tensor out = empty_tensor({arange_length(start, end, step, t, key)}, t, dev);
-  if (dev.type != DeviceType::Meta) arange_fill(out, start, step, key);
+  if constexpr (Fill) arange_fill(out, start, step, key);
   c.ret(out);
 }
 Scalar one() { return Scalar::from_int(1); }
 Scalar zero() { return Scalar::from_int(0); }
 
 // arange(Scalar end, *, dtype?, layout?, device?, pin_memory?)
-void arange_end(Call& c) { arange_common(c, zero(), c.scalar(0), one(), 1); }
+template <bool Fill>
+void arange_end(Call& c) { arange_common<Fill>(c, zero(), c.scalar(0), one(), 1); }
 // arange.start(Scalar start, Scalar end, *, ...)
-void arange_start(Call& c) { arange_common(c, c.scalar(0), c.scalar(1), one(), 2); }
+template <bool Fill>
+void arange_start(Call& c) { arange_common<Fill>(c, c.scalar(0), c.scalar(1), one(), 2); }
 // arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ...)
-void arange_step(Call& c) { arange_common(c, c.scalar(0), c.scalar(1), c.scalar(2), 3); }
-TN_REGISTER_KERNEL("aten::arange", DenseCPU, arange_end);
-TN_REGISTER_KERNEL("aten::arange", Meta, arange_end);
-TN_REGISTER_KERNEL("aten::arange.start", DenseCPU, arange_start);
-TN_REGISTER_KERNEL("aten::arange.start", Meta, arange_start);
-TN_REGISTER_KERNEL("aten::arange.start_step", DenseCPU, arange_step);
-TN_REGISTER_KERNEL("aten::arange.start_step", Meta, arange_step);
+template <bool Fill>
+void arange_step(Call& c) {
+  arange_common<Fill>(c, c.scalar(0), c.scalar(1), c.scalar(2), 3);
+}
+TN_REGISTER_KERNEL("aten::arange", DenseCPU, arange_end<true>);
+TN_REGISTER_KERNEL("aten::arange", Meta, arange_end<false>);
+TN_REGISTER_KERNEL("aten::arange.start", DenseCPU, arange_start<true>);
+TN_REGISTER_KERNEL("aten::arange.start", Meta, arange_start<false>);
+TN_REGISTER_KERNEL("aten::arange.start_step", DenseCPU, arange_step<true>);
+TN_REGISTER_KERNEL("aten::arange.start_step", Meta, arange_step<false>);
 
 // arange.out(Scalar end, *, out) / arange.start_out(start, end, step=1, *, out): out's dtype.
+template <bool Fill>
 void arange_out_common(Call& c, Scalar start, Scalar end, Scalar step, const Tensor& out) {
   const char* key = "arange_cpu";
   refuse_bool(out->dtype(), key);
   int64_t n = arange_length(start, end, step, out->dtype(), key);
   ops::resize_out(out, {n});
-  if (out->representation() == Representation::DenseCPU) arange_fill(out, start, step, key);
+  if constexpr (Fill) arange_fill(out, start, step, key);
   c.ret(out);
 }
-void arange_out(Call& c) { arange_out_common(c, zero(), c.scalar(0), one(), c.tensor(1)); }
+template <bool Fill>
+void arange_out(Call& c) { arange_out_common<Fill>(c, zero(), c.scalar(0), one(), c.tensor(1)); }
+template <bool Fill>
 void arange_start_out(Call& c) {
-  arange_out_common(c, c.scalar(0), c.scalar(1), c.scalar(2), c.tensor(3));
+  arange_out_common<Fill>(c, c.scalar(0), c.scalar(1), c.scalar(2), c.tensor(3));
 }
-TN_REGISTER_KERNEL("aten::arange.out", DenseCPU, arange_out);
-TN_REGISTER_KERNEL("aten::arange.out", Meta, arange_out);
-TN_REGISTER_KERNEL("aten::arange.start_out", DenseCPU, arange_start_out);
-TN_REGISTER_KERNEL("aten::arange.start_out", Meta, arange_start_out);
+TN_REGISTER_KERNEL("aten::arange.out", DenseCPU, arange_out<true>);
+TN_REGISTER_KERNEL("aten::arange.out", Meta, arange_out<false>);
+TN_REGISTER_KERNEL("aten::arange.start_out", DenseCPU, arange_start_out<true>);
+TN_REGISTER_KERNEL("aten::arange.start_out", Meta, arange_start_out<false>);
 
 // linspace values into out (steps elements, any strides); see the file header for the formula.
 void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, const char* key) {
@@ -159,34 +169,36 @@ void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, c
   });
 }
 
-// linspace(Scalar start, Scalar end, int steps, *, dtype?, layout?, device?, pin_memory?)
+// linspace(Scalar start, Scalar end, int steps, *, dtype?, layout?, device?, pin_memory?);
+// Fill: the CPU kernel (Meta's checks and allocates only).
+template <bool Fill>
 void linspace(Call& c) {
   int64_t steps = c.to_int(2);
   TN_CHECK(steps >= 0, "number of steps must be non-negative");
   ScalarType t = c.optional_dtype(3).value_or(default_float_dtype());
-  refuse_bool(t, "linspace_cpu");
   Device dev = c.arg(5).is_none() ? Device{} : c.arg(5).device;
+  check_pin_memory(c.arg(6), Value{}, dev);
+  refuse_bool(t, "linspace_cpu");
   Tensor out = empty_tensor({steps}, t, dev);
-  if (dev.type != DeviceType::Meta) linspace_fill(out, c.scalar(0), c.scalar(1), steps,
-                                                  "linspace_cpu");
+  if constexpr (Fill) linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
   c.ret(out);
 }
-TN_REGISTER_KERNEL("aten::linspace", DenseCPU, linspace);
-TN_REGISTER_KERNEL("aten::linspace", Meta, linspace);
+TN_REGISTER_KERNEL("aten::linspace", DenseCPU, linspace<true>);
+TN_REGISTER_KERNEL("aten::linspace", Meta, linspace<false>);
 
 // linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out)
+template <bool Fill>
 void linspace_out(Call& c) {
   int64_t steps = c.to_int(2);
   TN_CHECK(steps >= 0, "number of steps must be non-negative");
   const Tensor& out = c.tensor(3);
   refuse_bool(out->dtype(), "linspace_cpu");
   ops::resize_out(out, {steps});
-  if (out->representation() == Representation::DenseCPU)
-    linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
+  if constexpr (Fill) linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
   c.ret(out);
 }
-TN_REGISTER_KERNEL("aten::linspace.out", DenseCPU, linspace_out);
-TN_REGISTER_KERNEL("aten::linspace.out", Meta, linspace_out);
+TN_REGISTER_KERNEL("aten::linspace.out", DenseCPU, linspace_out<true>);
+TN_REGISTER_KERNEL("aten::linspace.out", Meta, linspace_out<false>);
 
 }  // namespace
 }  // namespace tn

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -78,10 +79,16 @@ void amax_cpu(Call& c) {
 TN_REGISTER_STRUCTURED("aten::amax", amax_rule<true>, amax_cpu<true>);
 TN_REGISTER_STRUCTURED("aten::amin", amax_rule<false>, amax_cpu<false>);
 
+// amax.out/amin.out: out must have the input's dtype (upstream's meta checks it first).
 template <bool IsMax>
 void amax_out(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Tensor& out = c.tensor(3);
+  TN_CHECK(self->dtype() == out->dtype(), "Expected the dtype for input and out to match, but "
+           "got ", enum_name(self->dtype()), " for input's dtype and ", enum_name(out->dtype()),
+           " for out's dtype.");
   Tensor r = call_tensor(IsMax ? "aten::amax" : "aten::amin", {c.arg(0), c.arg(1), c.arg(2)});
-  c.ret(write_out(c.tensor(3), r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::amax.out", amax_out<true>);
 TN_REGISTER_COMPOSITE("aten::amin.out", amax_out<false>);
@@ -140,10 +147,14 @@ void argmax_cpu(Call& c) {
 TN_REGISTER_STRUCTURED("aten::argmax", argmax_rule<true>, argmax_cpu<true>);
 TN_REGISTER_STRUCTURED("aten::argmin", argmax_rule<false>, argmax_cpu<false>);
 
+// argmax.out/argmin.out: upstream's structured out= takes int64 only (its resize_out check).
 template <bool IsMax>
 void argmax_out(Call& c) {
   Tensor r = call_tensor(IsMax ? "aten::argmax" : "aten::argmin", {c.arg(0), c.arg(1), c.arg(2)});
-  c.ret(write_out(c.tensor(3), r, c.key()));
+  const Tensor& out = c.tensor(3);
+  TN_CHECK(out->dtype() == ScalarType::Long, "Expected out tensor to have dtype long int, "
+           "but got ", cpp_type_name(out->dtype()), " instead");
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::argmax.out", argmax_out<true>);
 TN_REGISTER_COMPOSITE("aten::argmin.out", argmax_out<false>);

@@ -6,6 +6,7 @@
 
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -70,7 +71,7 @@ TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true
 template <const char* Functional>
 void var_out(Call& c) {
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
-  c.ret(write_out(c.tensor(4), r, c.key()));
+  c.ret(ops::write_out(c.tensor(4), r, c.key()));
 }
 constexpr char kVarCorr[] = "aten::var.correction";
 constexpr char kStdCorr[] = "aten::std.correction";

@@ -3,7 +3,9 @@
 // (structured), shared with meta; the CPU compute fills the output it allocated.
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -137,13 +139,21 @@ TN_REGISTER_STRUCTURED("aten::mean.dim", mean_rule<args_dims>, mean_cpu<args_dim
 TN_REGISTER_STRUCTURED("aten::prod", sum_rule<args_all>, prod_cpu<args_all>);
 TN_REGISTER_STRUCTURED("aten::prod.dim_int", sum_rule<args_one_dim>, prod_cpu<args_one_dim>);
 
-// out= spellings of (self, dim, keepdim, dtype, out): dtype defaults to out's, as upstream.
+// Upstream's structured out= check where dtype= names the result's dtype.
+void check_out_dtype(const Tensor& out, ScalarType dtype) {
+  TN_CHECK(out->dtype() == dtype, "Expected out tensor to have dtype ", cpp_type_name(dtype),
+           ", but got ", cpp_type_name(out->dtype()), " instead");
+}
+
+// out= spellings of (self, dim, keepdim, dtype, out): dtype defaults to out's, and a dtype
+// given must be out's, as upstream.
 template <const char* Functional>
 void dims_dtype_out(Call& c) {
   const Tensor& out = c.tensor(4);
+  if (!c.arg(3).is_none()) check_out_dtype(out, *c.optional_dtype(3));
   Value dt = c.arg(3).is_none() ? Value::of_dtype(out->dtype()) : c.arg(3);
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), dt});
-  c.ret(write_out(out, r, c.key()));
+  c.ret(ops::write_out(out, r, c.key()));
 }
 constexpr char kSumDim[] = "aten::sum.dim_IntList";
 constexpr char kMeanDim[] = "aten::mean.dim";
@@ -240,19 +250,40 @@ void cumsum_cpu(Call& c) {
 }
 TN_REGISTER_STRUCTURED("aten::cumsum", cumsum_rule, cumsum_cpu);
 
-// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+// upstream's scan refuses a written tensor that holds one element twice (its iterator's check),
+// once past the 0-dim and empty cases it fills directly.
+void check_scan_written(const Tensor& self, const Tensor& written) {
+  if (self->dim() > 0 && self->numel() > 0) check_no_internal_overlap(*written);
+}
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out): a dtype given
+// must be out's.
 void cumsum_out(Call& c) {
+  const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(3);
+  if (!c.arg(2).is_none()) check_out_dtype(out, *c.optional_dtype(2));
   Value dt = c.arg(2).is_none() ? Value::of_dtype(out->dtype()) : c.arg(2);
-  c.ret(write_out(out, call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt}), c.key()));
+  Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
+  resize_out(out, r->sizes());
+  check_scan_written(self, out);
+  c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::cumsum.out", cumsum_out);
 
-// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None): computes in self's dtype.
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None): computes in self's dtype; a
+// dtype given must be self's (upstream's in-place check).
 void cumsum_inplace(Call& c) {
   const Tensor& self = c.tensor(0);
+  if (!c.arg(2).is_none()) {
+    ScalarType dt = *c.optional_dtype(2);
+    TN_CHECK(dt == self->dtype(), "Bad in-place call: input tensor dtype ",
+             cpp_type_name(self->dtype()), " and output tensor dtype ", cpp_type_name(dt),
+             " should match");
+  }
   Value dt = c.arg(2).is_none() ? Value::of_dtype(self->dtype()) : c.arg(2);
-  c.ret(write_out(self, call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt}), c.key()));
+  Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
+  check_scan_written(self, self);
+  c.ret(ops::write_out(self, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::cumsum_", cumsum_inplace);
 

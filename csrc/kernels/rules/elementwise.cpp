@@ -1,6 +1,7 @@
 // The shared elementwise rule (see elementwise.h): operands, dtypes, broadcasting, outputs.
 #include "core/warning.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/reduce_rules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -111,26 +112,38 @@ void check_no_internal_overlap(const TensorImpl& out) {
   }
 }
 
-// Upstream's get_overlap_status, reduced to "partial overlap": both dense, same storage, and
-// their byte ranges intersect without being the same elements in the same order.
+namespace {
+
+enum class Overlap : uint8_t { No, Full, Partial };
+
+// Upstream's get_overlap_status (its TooHard answer, for tensors that are not dense, is No):
+// the same tensor is a full overlap; else both dense on one storage, full when their byte ranges
+// and strides are the same, partial when the ranges intersect otherwise.
+Overlap overlap_status(const TensorImpl& a, const TensorImpl& b) {
+  if (&a == &b) return Overlap::Full;
+  if (a.numel() == 0 || b.numel() == 0) return Overlap::No;
+  if (a.storage().get() != b.storage().get()) return Overlap::No;
+  if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return Overlap::No;
+  int64_t a0 = a.storage_offset() * a.itemsize(), a1 = a0 + a.numel() * a.itemsize();
+  int64_t b0 = b.storage_offset() * b.itemsize(), b1 = b0 + b.numel() * b.itemsize();
+  if (a0 == b0 && a1 == b1) return a.strides() == b.strides() ? Overlap::Full : Overlap::Partial;
+  return a0 < b1 && b0 < a1 ? Overlap::Partial : Overlap::No;
+}
+
+}  // namespace
+
 void check_no_partial_overlap(const TensorImpl& out, const TensorImpl& in) {
-  if (&out == &in || out.numel() == 0 || in.numel() == 0) return;
-  if (out.storage().get() != in.storage().get()) return;
-  if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(in)) return;
-  auto range = [](const TensorImpl& t, int64_t* begin, int64_t* end) {
-    *begin = t.storage_offset() * t.itemsize();
-    *end = *begin + t.numel() * t.itemsize();
-  };
-  int64_t a0, a1, b0, b1;
-  range(out, &a0, &a1);
-  range(in, &b0, &b1);
-  bool full = a0 == b0 && a1 == b1 && out.strides() == in.strides() &&
-              out.itemsize() == in.itemsize();
-  bool overlaps = a0 < b1 && b0 < a1;
-  TN_CHECK(full || !overlaps,
+  TN_CHECK(overlap_status(out, in) != Overlap::Partial,
            "unsupported operation: some elements of the input tensor and the written-to tensor "
            "refer to a single memory location, which may cause incorrect results. Please clone() "
            "the tensor before performing the operation.");
+}
+
+void check_no_overlap(const TensorImpl& out, const TensorImpl& in) {
+  TN_CHECK(overlap_status(out, in) == Overlap::No,
+           "unsupported operation: some elements of the input tensor and the written-to tensor "
+           "refer to a single memory location. Please clone() the tensor before performing the "
+           "operation.");
 }
 
 // --- the rule ---------------------------------------------------------------------------------
@@ -312,6 +325,15 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
   }
   const Tensor& out = r.variant == EwVariant::InPlace ? c.tensor(0) : c.tensor(c.args.size() - 1);
   ScalarType od = out->dtype();
+  if (r.variant == EwVariant::Out && out->representation() == Representation::Meta) {
+    // Upstream fills a meta out= through its Python reference: computed where the operands are,
+    // then copied, so operands all on the CPU (0-dim ones, which combine with any device
+    // elsewhere) cannot fill it.
+    bool on_cpu = true;
+    for (int i = 0; i < s.n; ++i)
+      on_cpu = on_cpu && (!s.ops[i].tensor || s.ops[i].tensor->device().type == DeviceType::CPU);
+    if (on_cpu) check_out_device(out, Device{DeviceType::CPU, -1});
+  }
   if (r.variant == EwVariant::InPlace) {
     TN_CHECK(out->sizes() == s.shape, "output with shape ", dims_str(out->sizes()),
              " doesn't match the broadcast shape ", dims_str(s.shape));
@@ -341,8 +363,12 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
 
 void ew_meta_run(Call& c, const EwRule& r) {
   EwSpec s = ew_spec(c, r);
+  // An Exact out= is upstream's generated one: the functional op runs, its own checks with it,
+  // before out's dtype is looked at.
+  const bool post_first = r.out_check == EwOutCheck::Exact;
+  if (post_first && r.post) r.post(c, s);
   Tensor out = ew_output(c, r, s);
-  if (r.post) r.post(c, s);
+  if (!post_first && r.post) r.post(c, s);
   c.ret(std::move(out));
 }
 

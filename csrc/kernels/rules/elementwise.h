@@ -125,6 +125,8 @@ Dims ew_output_strides(const EwSpec& s);
 // The memory-overlap checks upstream's TensorIterator makes for an output and its inputs.
 void check_no_internal_overlap(const TensorImpl& out);
 void check_no_partial_overlap(const TensorImpl& out, const TensorImpl& in);
+// Upstream's assert_no_overlap (cat's): out may not share memory with in, fully or partly.
+void check_no_overlap(const TensorImpl& out, const TensorImpl& in);
 // Resizes an out= tensor to `shape` (strides as given) if its shape differs; keeps its storage
 // when large enough, as upstream's resize_output.
 void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides);

@@ -67,7 +67,10 @@ const char* enum_name(ScalarType t) {
 
 Tensor expand_view(const Tensor& t, const Dims& sizes) {
   int64_t lead = static_cast<int64_t>(sizes.size()) - t->dim();
-  TN_ASSERT(lead >= 0);
+  TN_CHECK(lead >= 0, "expand(torch.", info(t->dtype()).legacy_name, "{", dims_str(t->sizes()),
+           "}, size=", dims_str(sizes), "): the number of sizes provided (", sizes.size(),
+           ") must be greater or equal to the number of dimensions in the tensor (", t->dim(),
+           ")");
   Dims strides(sizes.size(), 0);
   for (int64_t d = 0; d < t->dim(); ++d) {
     int64_t s = t->size(d);
@@ -81,6 +84,11 @@ Tensor expand_view(const Tensor& t, const Dims& sizes) {
 
 void resize_out(const Tensor& out, const Dims& sizes) {
   resize_output(*out, sizes, contiguous_strides(sizes));
+}
+
+void check_out_device(const Tensor& out, const Device& from) {
+  TN_CHECK(out->device().type == from.type, "Attempting to copy from device ", from.str(),
+           " to device ", out->device().str(), ", but cross-device copies are not allowed!");
 }
 
 }  // namespace tn

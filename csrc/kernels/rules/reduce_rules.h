@@ -28,9 +28,14 @@ void check_supported(const Tensor& t, const std::string& op);
 // Upstream's spellings: "Float" (ScalarType names) and "float" (C++ type names, TypeMeta).
 const char* enum_name(ScalarType t);
 // Broadcasts two shapes as upstream (RuntimeError naming the first mismatching dim).
-// A view of t expanded to sizes (stride 0 on broadcast dims); sizes must be broadcast-compatible.
+// A view of t expanded to sizes (stride 0 on broadcast dims); refuses sizes t cannot expand to,
+// in upstream's words.
 Tensor expand_view(const Tensor& t, const Dims& sizes);
 // Resizes an out= tensor to sizes as upstream's resize_output (contiguous when it had to change).
 void resize_out(const Tensor& out, const Dims& sizes);
+// A result computed on `from` copied into out on another device: upstream's out= wrappers
+// refuse it ("Attempting to copy from device cpu to device meta, but cross-device copies are
+// not allowed!").
+void check_out_device(const Tensor& out, const Device& from);
 
 }  // namespace tn

@@ -6,6 +6,7 @@
 // their checks, so that a dispatch mode sees the view op they decompose into.
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/rules/reduce_rules.h"
 
 namespace tn {
 namespace {
@@ -63,12 +64,13 @@ void view_dtype(Call& c) {
   ScalarType to = *c.optional_dtype(1);
   int from_size = self->itemsize(), to_size = itemsize(to);
   Dims sizes = self->sizes(), strides = self->strides();
+  const char *from_name = enum_name(self->dtype()), *to_name = enum_name(to);  // "Float"
   int64_t offset = self->storage_offset();
   if (from_size != to_size) {
-    TN_CHECK(self->dim() > 0, "self.dim() cannot be 0 to view ", name(self->dtype()), " as ",
-             name(to), " (different element sizes)");
-    TN_CHECK(strides.back() == 1, "self.stride(-1) must be 1 to view ", name(self->dtype()),
-             " as ", name(to), " (different element sizes), but got ", strides.back());
+    TN_CHECK(self->dim() > 0, "self.dim() cannot be 0 to view ", from_name, " as ",
+             to_name, " (different element sizes)");
+    TN_CHECK(strides.back() == 1, "self.stride(-1) must be 1 to view ", from_name,
+             " as ", to_name, " (different element sizes), but got ", strides.back());
     if (from_size > to_size) {
       int64_t r = from_size / to_size;
       for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] *= r;
@@ -77,14 +79,14 @@ void view_dtype(Call& c) {
     } else {
       int64_t r = to_size / from_size;
       TN_CHECK(sizes.back() % r == 0, "self.size(-1) must be divisible by ", r, " to view ",
-               name(self->dtype()), " as ", name(to), " (different element sizes), but got ",
+               from_name, " as ", to_name, " (different element sizes), but got ",
                sizes.back());
       TN_CHECK(offset % r == 0, "self.storage_offset() must be divisible by ", r, " to view ",
-               name(self->dtype()), " as ", name(to), " (different element sizes), but got ",
+               from_name, " as ", to_name, " (different element sizes), but got ",
                offset);
       for (size_t d = 0; d + 1 < strides.size(); ++d) {
         TN_CHECK(strides[d] % r == 0, "self.stride(", d, ") must be divisible by ", r,
-                 " to view ", name(self->dtype()), " as ", name(to),
+                 " to view ", from_name, " as ", to_name,
                  " (different element sizes), but got ", strides[d]);
         strides[d] /= r;
       }
@@ -256,7 +258,8 @@ TN_REGISTER_COMPOSITE("aten::squeeze.dims", squeeze_dims_op);
 void squeeze_dim_(Call& c) {
   const Tensor& self = c.tensor(0);
   std::vector<bool> drop(self->dim(), false);
-  if (self->dim() > 0) drop[wrap_dim(c.to_int(1), self->dim())] = true;
+  int64_t d = wrap_dim(c.to_int(1), self->dim());  // a 0-dim self takes 0 and -1 only
+  if (self->dim() > 0) drop[d] = true;
   Tensor v = squeeze_dims(self, drop);
   self->set_sizes_strides(v->sizes(), v->strides(), v->storage_offset());
   c.ret(self);
