@@ -183,6 +183,14 @@ void compute_table(int op, OpTable& t) {
   t.mask = mask;
 }
 
+// Where a registration for `slot` goes: Composite is placed where upstream places the op's
+// composite (CompositeImplicit for its CompositeImplicitAutograd ops, else CompositeExplicit).
+KernelSlot placed(int op, KernelSlot slot) {
+  if (slot != KernelSlot::Composite) return slot;
+  return all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
+                                          : KernelSlot::CompositeExplicit;
+}
+
 void resolve_pending_locked() {
   Door& d = door();
   auto& p = pending();
@@ -194,9 +202,7 @@ void resolve_pending_locked() {
       continue;
     }
     KernelSlot slot = r.slot;
-    if (slot == KernelSlot::Composite)
-      slot = all_ops()[i].composite_implicit ? KernelSlot::CompositeImplicit
-                                             : KernelSlot::CompositeExplicit;
+    slot = placed(i, slot);
     OpTable& t = table_locked(i);
     int s = static_cast<int>(slot);
     if (!t.registered[s].empty() || (r.rule && t.rule)) {
@@ -419,9 +425,7 @@ void register_kernel(int op, KernelSlot slot, Kernel k, const std::string& sourc
   Door& d = door();
   op_table(op);  // static registrations first
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
-  if (slot == KernelSlot::Composite)
-    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
-                                            : KernelSlot::CompositeExplicit;
+  slot = placed(op, slot);
   OpTable& t = table_locked(op);
   int s = static_cast<int>(slot);
   if (!t.registered[s].empty()) {
@@ -441,9 +445,7 @@ int override_kernel(int op, KernelSlot slot, Kernel k, const std::string& source
   Door& d = door();
   op_table(op);
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
-  if (slot == KernelSlot::Composite)
-    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
-                                            : KernelSlot::CompositeExplicit;
+  slot = placed(op, slot);
   OpTable& t = table_locked(op);
   int s = static_cast<int>(slot);
   auto& stack = d.overrides[{op, s}];
@@ -466,9 +468,7 @@ int override_kernel(int op, KernelSlot slot, Kernel k, const std::string& source
 void remove_kernel(int op, KernelSlot slot, int handle) {
   Door& d = door();
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
-  if (slot == KernelSlot::Composite)
-    slot = all_ops()[op].composite_implicit ? KernelSlot::CompositeImplicit
-                                            : KernelSlot::CompositeExplicit;
+  slot = placed(op, slot);
   int s = static_cast<int>(slot);
   auto it = d.overrides.find({op, s});
   if (it == d.overrides.end()) return;
