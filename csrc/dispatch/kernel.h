@@ -21,6 +21,7 @@
 // An op key is "ns::name" (the default overload) or "ns::name.overload".
 #pragma once
 
+#include <new>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,43 @@ struct Call {
   std::optional<ScalarType> optional_dtype(size_t i) const;
   void ret(Tensor t) { results.push_back(Value::of(std::move(t))); }
   void ret(Value v) { results.push_back(std::move(v)); }
+
+  // What a structured op's rule hands its compute (an elementwise rule's EwSpec: operands,
+  // dtypes, shape), so that the compute receives the rule's result instead of deriving it again.
+  // Kept in the call itself (no allocation); rule_state<T>() is null when none of type T was kept.
+  template <class T>
+  void keep_rule_state(T v) {
+    static_assert(sizeof(T) <= kRuleStateBytes && alignof(T) <= 16, "rule state too large");
+    drop_rule_state();
+    new (state_) T(std::move(v));
+    state_destroy_ = [](void* p) { static_cast<T*>(p)->~T(); };
+    state_type_ = type_tag<T>();
+  }
+  template <class T>
+  const T* rule_state() const {
+    return state_type_ == type_tag<T>() ? reinterpret_cast<const T*>(state_) : nullptr;
+  }
+
+  Call() = default;
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+  ~Call() { drop_rule_state(); }
+
+ private:
+  static constexpr size_t kRuleStateBytes = 192;
+  template <class T>
+  static const void* type_tag() {
+    static const char tag = 0;
+    return &tag;
+  }
+  void drop_rule_state() {
+    if (state_destroy_) state_destroy_(state_);
+    state_destroy_ = nullptr;
+    state_type_ = nullptr;
+  }
+  alignas(16) unsigned char state_[kRuleStateBytes];
+  void (*state_destroy_)(void*) = nullptr;
+  const void* state_type_ = nullptr;
 };
 
 using KernelFn = void (*)(Call&);

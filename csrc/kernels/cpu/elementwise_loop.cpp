@@ -108,7 +108,12 @@ bool EwIter::is_scalar(int k) const {
 // rows of up to 32,768 elements; upstream splits longer runs between threads, moving the tails.
 
 void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&)) {
-  EwSpec s = ew_dtypes(c, r);
+  // The rule's result (ew_meta_run keeps it in the call); a compute run without the rule (a
+  // caller of ew_cpu_run's own) derives the dtypes itself.
+  const EwSpec* kept = c.rule_state<EwSpec>();
+  EwSpec derived;
+  if (!kept) derived = ew_dtypes(c, r);
+  const EwSpec& s = kept ? *kept : derived;
   const Tensor& out = c.results.at(0).tensor;
   // A pool of iterations, one per nesting depth (a compute step may call another op), reused
   // across calls so that their vectors keep their capacity.

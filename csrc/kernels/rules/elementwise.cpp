@@ -370,6 +370,7 @@ void ew_meta_run(Call& c, const EwRule& r) {
   Tensor out = ew_output(c, r, s);
   if (!post_first && r.post) r.post(c, s);
   c.ret(std::move(out));
+  c.keep_rule_state(std::move(s));  // the compute's operands and dtypes (ew_cpu_run)
 }
 
 // --- Scalar range checks ---------------------------------------------------------------------
