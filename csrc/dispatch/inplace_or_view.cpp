@@ -26,6 +26,21 @@ void bump_written(Call& call) {
   }
 }
 
+// Note [Non-differentiable views]
+// view.dtype's result shares self's bytes and version counter but is not a view of it for
+// autograd (upstream's make_variable_non_differentiable_view: no _base; detach's result is
+// made the same way, kernels/views/views.cpp). Upstream makes that tensor in its
+// ADInplaceOrView kernel with a shallow copy, which, while the Python key is live (a
+// TorchDispatchMode on the stack, a __torch_dispatch__ tensor), is an aten::detach call that
+// the mode sees right after view.dtype; here the same detach goes through the door then.
+void non_differentiable_view(Call& call) {
+  redispatch_below(call, DispatchKey::ADInplaceOrView);
+  if (!(call.keys & key_bit(DispatchKey::Python)) || call.results.empty()) return;
+  Value& r = call.results[0];
+  r.tensor = call_tensor("aten::detach", {Value::of(r.tensor)});
+}
+TN_REGISTER_KERNEL("aten::view.dtype", ADInplaceOrView, non_differentiable_view);
+
 // From the schema's text, so that the table of every op is computed without parsing them all.
 bool writes_an_argument(int op) {
   const char* s = all_ops()[op].schema;

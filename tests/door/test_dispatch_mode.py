@@ -212,3 +212,27 @@ case("sdpa math", lambda: [S(q[0], k[0], v[0]), S(q[0], k[0], v[0], is_causal=Tr
                            S(q, k, v, attn_mask=torch.randn(2, 2, 4, 5)[:, :1])])
 """)
     assert ours == theirs
+
+
+def test_non_differentiable_views_as_upstreams():
+    """view.dtype and detach give a tensor on self's bytes and version counter that is not a
+    view (no _base); under a mode, view.dtype is followed by the aten::detach upstream's
+    ADInplaceOrView kernel issues (dispatch/inplace_or_view.cpp, Note [Non-differentiable
+    views])."""
+    ours, theirs = both(r'''
+x = torch.ones(4)
+case("view.dtype", lambda: x.view(torch.int32))
+case("view.dtype smaller", lambda: x.view(torch.int16))
+case("detach", lambda: x.detach())
+case("alias", lambda: torch.ops.aten.alias(x))
+meta = {}
+for name, t in (("view.dtype", x.view(torch.int32)), ("detach", x.detach()),
+                ("alias", torch.ops.aten.alias(x))):
+    meta[name] = [t._is_view(), t._base is x, t.data_ptr() == x.data_ptr()]
+y = x.view(torch.int32)
+x.add_(1)
+meta["shared version"] = y._version == x._version
+out["meta"] = meta
+''')
+    assert ours == theirs
+    assert ours["view.dtype"] == ["aten.view.dtype", "aten.detach.default"]

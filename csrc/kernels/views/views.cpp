@@ -94,7 +94,11 @@ void view_dtype(Call& c) {
       offset /= r;
     }
   }
-  c.ret(make_view(self, sizes, strides, offset, to));
+  // A non-differentiable view (Note [Non-differentiable views], dispatch/inplace_or_view.cpp):
+  // self's bytes and version counter, but no _base.
+  Tensor v = make_view(self, sizes, strides, offset, to);
+  v->set_view_base(Tensor());
+  c.ret(v);
 }
 TN_REGISTER_COMPOSITE("aten::view.dtype", view_dtype);
 
@@ -459,10 +463,16 @@ void unbind(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::unbind.int", unbind);
 
-// alias / detach: a new view of the same geometry (autograd is not part of this op yet).
+// alias: a new view of the same geometry. detach: the same bytes and version counter, not a
+// view (a non-differentiable view: no _base, as upstream's).
 void alias(Call& c) { c.ret(same_view(c.tensor(0))); }
+void detach(Call& c) {
+  Tensor d = same_view(c.tensor(0));
+  d->set_view_base(Tensor());
+  c.ret(d);
+}
 TN_REGISTER_COMPOSITE("aten::alias", alias);
-TN_REGISTER_COMPOSITE("aten::detach", alias);
+TN_REGISTER_COMPOSITE("aten::detach", detach);
 
 // diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1): the two dims become one,
 // appended last, with stride stride1 + stride2.
