@@ -10,13 +10,6 @@ namespace {
 
 using namespace ops;
 
-// Every argument as given, to the op kTarget names (same schema order, out= included).
-template <const char* kTarget>
-void forward_to(Call& c) {
-  std::vector<Value> args(c.args.begin(), c.args.end());
-  for (Value& v : call(kTarget, std::move(args))) c.ret(std::move(v));
-}
-
 // The registration of one alias overload: TN_ALIAS(name, alias overload, target overload).
 #define TN_ALIAS(id, from, to)                  \
   constexpr char k_##id[] = to;                 \

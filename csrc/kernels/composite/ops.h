@@ -55,5 +55,14 @@ inline void resize_out(const Tensor& out, const Dims& shape) {
 // another device, or of a dtype that cannot be cast to out's, as upstream.
 Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key);
 
+// A composite that is another op under a second name (upstream's CompositeImplicit aliases:
+// absolute -> abs, __and__ -> bitwise_and...): every argument as given, to the op kTarget names
+// (same schema order, out= included), its results returned as they come.
+template <const char* kTarget>
+void forward_to(Call& c) {
+  std::vector<Value> args(c.args.begin(), c.args.end());
+  for (Value& v : call(kTarget, std::move(args))) c.ret(std::move(v));
+}
+
 }  // namespace ops
 }  // namespace tn

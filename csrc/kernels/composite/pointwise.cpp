@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
 
 namespace tn {
 namespace {
@@ -33,11 +34,7 @@ void isfinite(Call& c) {
 TN_REGISTER_COMPOSITE("aten::isfinite", isfinite);
 
 // __and__ / __or__ / __xor__ (Tensor or Scalar other) -> Tensor and their in-place __i*__
-// forms: upstream's are the bitwise op of the same overload, called as is.
-template <const char* kTarget>
-void forward_to(Call& c) {
-  for (Value& v : call(kTarget, {c.arg(0), c.arg(1)})) c.ret(std::move(v));
-}
+// forms: upstream's are the bitwise op of the same overload, called as is (ops::forward_to).
 
 constexpr char kAndT[] = "aten::bitwise_and.Tensor", kAndS[] = "aten::bitwise_and.Scalar";
 constexpr char kOrT[] = "aten::bitwise_or.Tensor", kOrS[] = "aten::bitwise_or.Scalar";
@@ -45,18 +42,18 @@ constexpr char kXorT[] = "aten::bitwise_xor.Tensor", kXorS[] = "aten::bitwise_xo
 constexpr char kIAndT[] = "aten::bitwise_and_.Tensor", kIAndS[] = "aten::bitwise_and_.Scalar";
 constexpr char kIOrT[] = "aten::bitwise_or_.Tensor", kIOrS[] = "aten::bitwise_or_.Scalar";
 constexpr char kIXorT[] = "aten::bitwise_xor_.Tensor", kIXorS[] = "aten::bitwise_xor_.Scalar";
-TN_REGISTER_COMPOSITE("aten::__and__.Tensor", forward_to<kAndT>);
-TN_REGISTER_COMPOSITE("aten::__and__.Scalar", forward_to<kAndS>);
-TN_REGISTER_COMPOSITE("aten::__or__.Tensor", forward_to<kOrT>);
-TN_REGISTER_COMPOSITE("aten::__or__.Scalar", forward_to<kOrS>);
-TN_REGISTER_COMPOSITE("aten::__xor__.Tensor", forward_to<kXorT>);
-TN_REGISTER_COMPOSITE("aten::__xor__.Scalar", forward_to<kXorS>);
-TN_REGISTER_COMPOSITE("aten::__iand__.Tensor", forward_to<kIAndT>);
-TN_REGISTER_COMPOSITE("aten::__iand__.Scalar", forward_to<kIAndS>);
-TN_REGISTER_COMPOSITE("aten::__ior__.Tensor", forward_to<kIOrT>);
-TN_REGISTER_COMPOSITE("aten::__ior__.Scalar", forward_to<kIOrS>);
-TN_REGISTER_COMPOSITE("aten::__ixor__.Tensor", forward_to<kIXorT>);
-TN_REGISTER_COMPOSITE("aten::__ixor__.Scalar", forward_to<kIXorS>);
+TN_REGISTER_COMPOSITE("aten::__and__.Tensor", ops::forward_to<kAndT>);
+TN_REGISTER_COMPOSITE("aten::__and__.Scalar", ops::forward_to<kAndS>);
+TN_REGISTER_COMPOSITE("aten::__or__.Tensor", ops::forward_to<kOrT>);
+TN_REGISTER_COMPOSITE("aten::__or__.Scalar", ops::forward_to<kOrS>);
+TN_REGISTER_COMPOSITE("aten::__xor__.Tensor", ops::forward_to<kXorT>);
+TN_REGISTER_COMPOSITE("aten::__xor__.Scalar", ops::forward_to<kXorS>);
+TN_REGISTER_COMPOSITE("aten::__iand__.Tensor", ops::forward_to<kIAndT>);
+TN_REGISTER_COMPOSITE("aten::__iand__.Scalar", ops::forward_to<kIAndS>);
+TN_REGISTER_COMPOSITE("aten::__ior__.Tensor", ops::forward_to<kIOrT>);
+TN_REGISTER_COMPOSITE("aten::__ior__.Scalar", ops::forward_to<kIOrS>);
+TN_REGISTER_COMPOSITE("aten::__ixor__.Tensor", ops::forward_to<kIXorT>);
+TN_REGISTER_COMPOSITE("aten::__ixor__.Scalar", ops::forward_to<kIXorS>);
 
 }  // namespace
 }  // namespace tn
