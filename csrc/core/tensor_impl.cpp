@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace tn {
 
@@ -168,6 +169,7 @@ void TensorImpl::set_sizes_strides(Dims sizes, Dims strides, int64_t offset) {
 // Recomputes numel and contiguity (size-1 dims may carry any stride, as upstream).
 void TensorImpl::refresh() {
   numel_ = numel_of(sizes_);
+  refresh_span();
   contiguous_ = true;
   if (numel_ == 0) return;
   int64_t expected = 1;
@@ -191,10 +193,15 @@ void* TensorImpl::data_of(Representation want, const char* op_key) const {
   return data_unchecked();
 }
 
-bool TensorImpl::storage_holds() const {
+void TensorImpl::refresh_span() {
   __int128 lo = 0, hi = 0;
-  if (!element_span(sizes_, strides_, offset_, &lo, &hi)) return true;
-  return lo >= 0 && (hi + 1) * itemsize() <= static_cast<__int128>(storage_->nbytes());
+  if (!element_span(sizes_, strides_, offset_, &lo, &hi)) {
+    needed_bytes_ = 0;  // no elements: any storage holds them
+    return;
+  }
+  __int128 end = (hi + 1) * itemsize();
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  needed_bytes_ = lo < 0 || end > static_cast<__int128>(kNever) ? kNever : static_cast<int64_t>(end);
 }
 
 // A storage resized (or set_) under a live tensor no longer holds it: refuse the bytes.

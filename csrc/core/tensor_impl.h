@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/dims.h"
 #include "core/dispatch_key.h"
 #include "core/error.h"
 #include "core/intrusive.h"
@@ -14,8 +15,6 @@
 #include "core/storage.h"
 
 namespace tn {
-
-using Dims = std::vector<int64_t>;
 
 // Shared between a tensor and every view of it; bumped by each in-place write.
 struct VersionCounter : RefCounted {
@@ -60,8 +59,11 @@ class TensorImpl : public RefCounted {
   // does not cover (check_storage_holds).
   void* data_of(Representation want, const char* op_key) const;
   void* dense_cpu_data(const char* op_key) const { return data_of(Representation::DenseCPU, op_key); }
-  // Whether the storage still covers every element (false after storage().resize_(0)).
-  bool storage_holds() const;
+  // Whether the storage still covers every element (false after storage().resize_(0)): the
+  // bytes the geometry reaches are worked out when it changes, so the check costs a compare.
+  bool storage_holds() const {
+    return static_cast<uint64_t>(needed_bytes_) <= storage_->nbytes();
+  }
   // Refuses (RuntimeError naming op_key) a tensor its storage no longer covers.
   void check_storage_holds(const char* op_key) const;
   // Raw element pointer for any representation that holds bytes (the back-end contract's copies).
@@ -74,7 +76,10 @@ class TensorImpl : public RefCounted {
   void set_storage(Storage s) { storage_ = std::move(s); }
   // `x.data = y` across dense devices (nn.Module.to): the storage and its representation change.
   void set_representation(Representation r) { rep_ = r; }
-  void set_dtype(ScalarType t) { dtype_ = t; }
+  void set_dtype(ScalarType t) {
+    dtype_ = t;
+    refresh_span();
+  }
 
   const Ptr<VersionCounter>& version_counter() const { return version_; }
   void share_version(const TensorImpl& base) { version_ = base.version_; }
@@ -112,6 +117,7 @@ class TensorImpl : public RefCounted {
 
  private:
   void refresh();
+  void refresh_span();
 
   Storage storage_;
   ScalarType dtype_;
@@ -120,6 +126,7 @@ class TensorImpl : public RefCounted {
   Dims strides_;
   int64_t offset_ = 0;
   int64_t numel_ = 1;
+  int64_t needed_bytes_ = 0;  // storage bytes the elements reach; int64 max when never held
   bool contiguous_ = true;
   bool wrapped_number_ = false;
   KeySet keys_ = 0;

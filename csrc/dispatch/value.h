@@ -52,7 +52,7 @@ struct Value {
   bool b = false;
   Scalar scalar;
   std::string str;
-  std::vector<int64_t> ints;
+  Dims ints;
   std::vector<double> doubles;
   std::vector<bool> bools;
   std::vector<Tensor> tensors;  // TensorList; OptTensorList uses null Ptrs for None
@@ -83,7 +83,7 @@ struct Value {
   static Value of_double(double x) { Value v; v.tag = Tag::Double; v.d = x; return v; }
   static Value of_bool(bool x) { Value v; v.tag = Tag::Bool; v.b = x; return v; }
   static Value of_scalar(Scalar s) { Value v; v.tag = Tag::Scalar; v.scalar = s; return v; }
-  static Value of_ints(std::vector<int64_t> x) {
+  static Value of_ints(Dims x) {
     Value v; v.tag = Tag::IntList; v.ints = std::move(x); return v;
   }
   static Value of_tensors(std::vector<Tensor> x) {

@@ -19,7 +19,7 @@ void for_each_offset(const Dims& sizes, const Dims& strides, int64_t base, F&& f
     f(base);
     return;
   }
-  std::vector<int64_t> idx(nd, 0);
+  Dims idx(nd, 0);
   int64_t off = base;
   int64_t inner = sizes[nd - 1], inner_stride = strides[nd - 1];
   for (int64_t done = 0; done < n; done += inner) {

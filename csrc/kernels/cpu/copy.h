@@ -56,7 +56,7 @@ void for_each_offset_pair(const Dims& sizes, const Dims& sa, int64_t base_a, con
   if (n == 0) return;
   int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd == 0) return f(base_a, base_b);
-  std::vector<int64_t> idx(nd, 0);
+  Dims idx(nd, 0);
   int64_t a = base_a, b = base_b;
   int64_t inner = sizes[nd - 1], ia = sa[nd - 1], ib = sb[nd - 1];
   for (int64_t done = 0; done < n; done += inner) {

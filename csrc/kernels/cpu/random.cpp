@@ -53,7 +53,7 @@ void walk_like_iterator(const Dims& sizes, const std::vector<Dims>& strides, con
     }
   }
   // Odometer over the permuted dimensions, innermost first.
-  std::vector<int64_t> idx(nd, 0);
+  Dims idx(nd, 0);
   int64_t off[2] = {0, 0};
   const int64_t total = numel_of(sizes);
   for (int64_t k = 0; k < total; ++k) {
