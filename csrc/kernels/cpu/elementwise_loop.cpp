@@ -7,6 +7,48 @@
 
 namespace tn {
 
+namespace {
+
+// Number operand k (0-based) of the iteration: its value in the iteration's own slot.
+void put_number(EwIter& it, int k, const Scalar& v) {
+  char* slot = reinterpret_cast<char*>(&it.numbers[k]);
+  if (v.is_floating()) std::memcpy(slot, &v.d, sizeof(double));
+  else if (v.is_bool()) std::memcpy(slot, &v.b, sizeof(bool));
+  else std::memcpy(slot, &v.i, sizeof(int64_t));
+  it.data[k + 1] = slot;
+  it.dtype[k + 1] = v.default_dtype();
+}
+
+// The common case of ew_iter_init, without its bookkeeping: more than one element, the output
+// contiguous and every tensor operand contiguous with the output's shape. What the general
+// path would build is then one dim of numel elements, each tensor stepping by its itemsize and
+// each number by 0; that is laid out here directly. False (nothing written but the operands'
+// data) when the case does not apply.
+bool lay_out_flat(EwIter& it, const EwSpec& s, const TensorImpl& out, const char* op_key) {
+  if (it.numel < 2 || !out.is_contiguous()) return false;
+  for (int k = 0; k < s.n; ++k) {
+    const TensorImpl* t = s.ops[k].tensor;
+    if (t && (!t->is_contiguous() || t->sizes() != out.sizes())) return false;
+  }
+  it.sizes.assign(1, it.numel);
+  it.strides[0].assign(1, out.itemsize());
+  for (int k = 0; k < s.n; ++k) {
+    const EwOperand& op = s.ops[k];
+    it.ops[k] = op;
+    if (op.is_number()) {
+      put_number(it, k, op.number);
+      it.strides[k + 1].assign(1, 0);
+      continue;
+    }
+    it.data[k + 1] = static_cast<char*>(op.tensor->dense_cpu_data(op_key));
+    it.dtype[k + 1] = op.tensor->dtype();
+    it.strides[k + 1].assign(1, op.tensor->itemsize());
+  }
+  return true;
+}
+
+}  // namespace
+
 // The per-call path allocates nothing once warm: the iteration is a pooled EwIter whose vectors
 // keep their capacity (ew_cpu_run), and the dim sort works in place on a thread-local scratch.
 void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op_key) {
@@ -17,6 +59,7 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
   size_t nd = shape.size();
   it.data[0] = static_cast<char*>(out->dense_cpu_data(op_key));
   it.dtype[0] = out->dtype();
+  if (lay_out_flat(it, s, *out, op_key)) return;
   // Full strides in bytes, one row per tensor, in a thread-local scratch (ew_iter_init calls
   // nothing that could re-enter it).
   static thread_local std::vector<int64_t> full_scratch;
@@ -28,13 +71,7 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
     const EwOperand& op = s.ops[k];
     it.ops[k] = op;
     if (op.is_number()) {
-      const Scalar& v = op.number;
-      char* slot = reinterpret_cast<char*>(&it.numbers[k]);
-      if (v.is_floating()) std::memcpy(slot, &v.d, sizeof(double));
-      else if (v.is_bool()) std::memcpy(slot, &v.b, sizeof(bool));
-      else std::memcpy(slot, &v.i, sizeof(int64_t));
-      it.data[k + 1] = slot;
-      it.dtype[k + 1] = v.default_dtype();
+      put_number(it, k, op.number);
       continue;
     }
     const TensorImpl& t = *op.tensor;

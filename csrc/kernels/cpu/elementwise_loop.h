@@ -130,7 +130,7 @@ struct EwIter {
   char* data[kEwMaxTensors] = {};
   ScalarType dtype[kEwMaxTensors] = {};
   Dims sizes;                                 // dim 0 moves fastest
-  std::vector<int64_t> strides[kEwMaxTensors];  // bytes, per dim of `sizes` (at least one dim)
+  Dims strides[kEwMaxTensors];                // bytes, per dim of `sizes` (at least one dim)
   int64_t numel = 0;
   EwOperand ops[kEwMaxOperands];              // the operands as the rule read them
   ScalarType common = ScalarType::Float;      // the dtype the rule computes in
@@ -193,7 +193,7 @@ void for_each_row(const EwIter& it, R&& row) {
     row(ptrs, it.sizes[0]);
     return;
   }
-  std::vector<int64_t> idx(nd, 0);
+  Dims idx(nd, 0);
   int64_t rows = it.numel / it.sizes[0];
   for (int64_t r = 0; r < rows; ++r) {
     row(ptrs, it.sizes[0]);
@@ -213,6 +213,10 @@ void for_each_row(const EwIter& it, R&& row) {
 // stays the same).
 template <typename T>
 struct Source {
+  // User-provided, so that the tuple of Sources run_rows value-initialises does not zero the
+  // buffers first (4 KiB each; most calls never touch them).
+  Source() noexcept {}  // NOLINT(modernize-use-equals-default)
+
   alignas(64) T buf[kChunk];
   const char* filled_from = nullptr;
   int64_t filled = 0;
