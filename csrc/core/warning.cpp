@@ -10,6 +10,8 @@ thread_local std::vector<std::string> t_warnings;
 
 void warn(std::string message) { t_warnings.push_back(std::move(message)); }
 
+bool any_warnings() { return !t_warnings.empty(); }
+
 std::vector<std::string> take_warnings() {
   std::vector<std::string> out;
   out.swap(t_warnings);

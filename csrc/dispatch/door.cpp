@@ -387,12 +387,11 @@ void run_key(Call& call, const OpTable& t, KeySet ks, const Tensor* first) {
   call.context = saved_context;
 }
 
-std::vector<Value> run(Call& call, const KeySet* keys = nullptr) {
+void run(Call& call, const KeySet* keys = nullptr) {
   call.results.reserve(call.schema->returns.size());  // once, not a regrowth per result
   const Tensor* first = choose_backend(call);
   if (keys) call.keys = *keys;  // a redispatch: the caller's key set, not the thread's
   run_key(call, op_table_checked(call.op_index), call.keys, first);
-  return std::move(call.results);
 }
 
 }  // namespace
@@ -550,24 +549,30 @@ std::vector<Value> dispatch(int op_index, std::vector<Value> args) {
   call.op = &all_ops()[op_index];
   call.schema = &schema_of(op_index);
   call.args = std::move(args);
-  return run(call);
+  run(call);
+  return std::move(call.results);
 }
 
-std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args, const KeySet* keys) {
+void dispatch_lent(int op_index, std::vector<Value>& args, std::vector<Value>& results,
+                   const KeySet* keys) {
   Call call;
   call.op_index = op_index;
   call.op = &all_ops()[op_index];
   call.schema = &schema_of(op_index);
   call.args.swap(args);
+  results.clear();
+  call.results.swap(results);
   struct GiveBack {  // also when the kernel throws
     Call& call;
-    std::vector<Value>& to;
+    std::vector<Value>& args;
+    std::vector<Value>& results;
     ~GiveBack() {
       for (Value& v : call.args) v.reset();  // nothing held past the call; capacity kept
-      to.swap(call.args);
+      args.swap(call.args);
+      results.swap(call.results);
     }
-  } give_back{call, args};
-  return run(call, keys);
+  } give_back{call, args, results};
+  run(call, keys);
 }
 
 // resolve_key for call(): remembered per key pointer (composites pass string literals), checked
@@ -643,7 +648,7 @@ Scalar Call::scalar(size_t i) const {
   if (v.tag == Value::Tag::Bool) return Scalar::from_bool(v.b);
   wrong(*this, i, "a Scalar");
 }
-const std::vector<int64_t>& Call::int_list(size_t i) const {
+const Dims& Call::int_list(size_t i) const {
   if (args[i].tag != Value::Tag::IntList) wrong(*this, i, "an int list");
   return args[i].ints;
 }

@@ -55,10 +55,14 @@ struct Call {
   double to_double(size_t i) const;
   bool to_bool(size_t i) const;
   Scalar scalar(size_t i) const;
-  const std::vector<int64_t>& int_list(size_t i) const;
+  const Dims& int_list(size_t i) const;
   const std::vector<Tensor>& tensor_list(size_t i) const;
   std::optional<ScalarType> optional_dtype(size_t i) const;
-  void ret(Tensor t) { results.push_back(Value::of(std::move(t))); }
+  void ret(Tensor t) {  // in place: no temporary Value made, moved and destroyed
+    Value& v = results.emplace_back();
+    v.tag = Value::Tag::Tensor;
+    v.tensor = std::move(t);
+  }
   void ret(Value v) { results.push_back(std::move(v)); }
 
   // What a structured op's rule hands its compute (an elementwise rule's EwSpec: operands,
@@ -189,13 +193,13 @@ const std::vector<std::string>& kernel_registration_errors();
 // the layers they and the thread ask for); refuses with NotImplementedError naming op,
 // overload, representation and dtype when the chosen back end has no kernel.
 std::vector<Value> dispatch(int op_index, std::vector<Value> args);
-// The same, with the arguments' vector lent rather than given: it comes back with every Value
-// reset to None (Value::reset: references dropped, capacity kept), so a caller that binds many
-// calls (the Python binder) allocates it and its Values once.
+// The same, with the vectors lent rather than given: `args` comes back with every Value reset
+// to None (Value::reset: references dropped, capacity kept) and `results` (emptied first) holds
+// the results, so a caller that binds many calls (the Python binder) allocates both once.
 // With `keys`, the call runs on that key set instead of its tensors' and the thread's (a
 // Python kernel's OpOverload.redispatch(keyset, ...)).
-std::vector<Value> dispatch_lent(int op_index, std::vector<Value>& args,
-                                 const KeySet* keys = nullptr);
+void dispatch_lent(int op_index, std::vector<Value>& args, std::vector<Value>& results,
+                   const KeySet* keys = nullptr);
 // Convenience for composites: tn::call("aten::mm", {Value::of(a), Value::of(b)}) fills in
 // defaults for missing trailing arguments from the schema.
 std::vector<Value> call(const char* op_key, std::vector<Value> args);

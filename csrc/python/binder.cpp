@@ -483,7 +483,22 @@ bool name_matches(const Argument& a, const char* kw, bool schema_names, bool is_
 
 struct Bound {
   std::vector<Value> values;
-  std::vector<PyObject*> sources;  // the Python object each value came from (or nullptr)
+  // The Python object each value came from (or nullptr); inline for schemas of up to 32
+  // arguments (all of upstream's but a handful), so that binding allocates nothing.
+  PyObject* sources_local[32];
+  std::vector<PyObject*> sources_heap;
+  PyObject** sources = sources_local;
+  bool values_dirty = false;  // an earlier binding attempt left values in `values`
+
+  void clear_sources(size_t n) {
+    if (n > 32) {
+      sources_heap.assign(n, nullptr);
+      sources = sources_heap.data();
+      return;
+    }
+    sources = sources_local;
+    for (size_t i = 0; i < n; ++i) sources_local[i] = nullptr;
+  }
   bool requires_grad = false;
   // A factory's tensor options given beside out= (torch.zeros(3, dtype=..., out=t)): upstream's
   // signature has them, the .out schema does not; they must match out (check_out_options).
@@ -545,29 +560,65 @@ void check_out_options(const FunctionSchema& s, const Bound& b) {
             "type of out parameter (", device_type_name(out->device().type), ")");
 }
 
-bool has_out_args(const FunctionSchema& s) {
-  for (const Argument& a : s.arguments)
-    if (a.is_out) return true;
-  return false;
-}
-
 bool names_argument(const FunctionSchema& s, const char* kw) {
   for (const Argument& a : s.arguments)
     if (a.name == kw) return true;
   return false;
 }
 
-// A schema's argument defaults, parsed from the schema text once per schema and reused: the
-// per-call path copies a ready Value instead of re-reading "[1, 1]" or "1e-05".
-const std::vector<Value>& cached_defaults(const FunctionSchema& s) {
-  static thread_local std::unordered_map<const FunctionSchema*, std::vector<Value>> cache;
-  auto& slots = cache[&s];
-  if (slots.empty()) {
-    slots.resize(s.arguments.size());
-    for (size_t k = 0; k < s.arguments.size(); ++k)
-      if (s.arguments[k].default_text) slots[k] = default_value(s.arguments[k]);
+// Note [Binding plans]: what binding needs to know of a schema beyond the call itself (where a
+// method's self goes, which parameters take positional arguments, the out= arguments, the
+// defaults as ready Values) is worked out the first time its op is bound and kept per op index,
+// so the per-call path does no name compares and no schema walks. Plans are built and read with
+// the GIL held (every binding holds it): one table serves every thread.
+struct BindPlan {
+  const FunctionSchema* schema = nullptr;
+  bool has_out = false;
+  size_t self_at = 0;                       // where a method's self binds: `self`, else the first
+  std::vector<uint16_t> positional;         // parameters before the keyword-only marker
+  std::vector<uint16_t> positional_method;  // the same without self_at
+  std::vector<uint16_t> outs;               // the out= arguments, in order
+  bool defaults_ready = false;              // `defaults` filled (the first time one is needed)
+  std::vector<Value> defaults;              // parsed from the schema text; None where none
+};
+
+std::unique_ptr<BindPlan> make_plan(const FunctionSchema& s) {
+  auto p = std::make_unique<BindPlan>();
+  p->schema = &s;
+  size_t n = s.arguments.size();
+  for (size_t i = 0; i < n; ++i)
+    if (s.arguments[i].name == "self") {
+      p->self_at = i;
+      break;
+    }
+  for (size_t i = 0; i < n; ++i) {
+    const Argument& a = s.arguments[i];
+    if (a.is_out) p->has_out = true, p->outs.push_back(static_cast<uint16_t>(i));
+    if (a.kwarg_only) continue;
+    p->positional.push_back(static_cast<uint16_t>(i));
+    if (i != p->self_at) p->positional_method.push_back(static_cast<uint16_t>(i));
   }
-  return slots;
+  return p;
+}
+
+BindPlan& plan_of(int op) {
+  static std::vector<std::unique_ptr<BindPlan>> plans;
+  const FunctionSchema& s = schema_of(op);
+  if (static_cast<size_t>(op) >= plans.size()) plans.resize(std::max(all_ops().size(), size_t(op) + 1));
+  std::unique_ptr<BindPlan>& p = plans[op];
+  if (!p || p->schema != &s) p = make_plan(s);
+  return *p;
+}
+
+const std::vector<Value>& plan_defaults(BindPlan& p) {
+  if (!p.defaults_ready) {
+    const FunctionSchema& s = *p.schema;
+    p.defaults.resize(s.arguments.size());
+    for (size_t k = 0; k < s.arguments.size(); ++k)
+      if (s.arguments[k].default_text) p.defaults[k] = default_value(s.arguments[k]);
+    p.defaults_ready = true;
+  }
+  return p.defaults;
 }
 
 // Puts a default into a fresh (None) slot: nothing for None, the plain fields for the kinds
@@ -598,13 +649,16 @@ struct Scratch {
 };
 
 // Tries to bind one schema; false when the call does not fit it.
-bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
-                 Py_ssize_t nargs, PyObject* kwnames, bool schema_names, Bound* b) {
+bool bind_schema(BindPlan& plan, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                 PyObject* kwnames, bool schema_names, Bound* b) {
+  const FunctionSchema& s = *plan.schema;
   size_t n = s.arguments.size();
   b->values.resize(n);
-  for (Value& v : b->values) v.reset();  // every slot None
+  if (b->values_dirty)
+    for (Value& v : b->values) v.reset();  // every slot None (they come lent that way)
+  b->values_dirty = true;
   b->out_dtype.reset(), b->out_device.reset(), b->out_layout_strided.reset();
-  b->sources.assign(n, nullptr);
+  b->clear_sources(n);
   Scratch<uint8_t, 32> filled(n);
   for (size_t i = 0; i < n; ++i) filled[i] = false;
   // A method's self binds the argument named self (where.self(Tensor condition, Tensor self,
@@ -612,12 +666,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
   constexpr size_t kNone = static_cast<size_t>(-1);
   size_t self_at = kNone;
   if (self) {
-    self_at = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (s.arguments[i].name == "self") {
-        self_at = i;
-        break;
-      }
+    self_at = plan.self_at;
     if (n == 0 || s.arguments[self_at].type.kind != TypeKind::Tensor) return false;
     b->values[self_at].tag = Value::Tag::Tensor;
     b->values[self_at].tensor = Tensor(impl_of(self));
@@ -625,10 +674,8 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
     filled[self_at] = true;
   }
   // Positional parameters: those before the keyword-only marker.
-  Scratch<size_t, 32> positional(n);
-  size_t npositional = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (i != self_at && !s.arguments[i].kwarg_only) positional[npositional++] = i;
+  const std::vector<uint16_t>& positional = self ? plan.positional_method : plan.positional;
+  size_t npositional = positional.size();
   Py_ssize_t used = 0;
   // A lone int-list parameter takes the positional ints themselves: x.view(2, 3).
   if (npositional == 1 && nargs >= 1 && s.arguments[positional[0]].type.is_list &&
@@ -657,9 +704,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
       continue;
     }
     if (std::strcmp(kw, "out") == 0 && !schema_names) {
-      std::vector<size_t> outs;
-      for (size_t i = 0; i < n; ++i)
-        if (s.arguments[i].is_out) outs.push_back(i);
+      const std::vector<uint16_t>& outs = plan.outs;
       if (outs.empty()) {
         if (val == Py_None) continue;
         return false;
@@ -682,7 +727,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
       }
       continue;
     }
-    if (!schema_names && is_out_option(kw) && has_out_args(s) && !names_argument(s, kw)) {
+    if (!schema_names && is_out_option(kw) && plan.has_out && !names_argument(s, kw)) {
       if (!take_out_option(kw, val, b)) return false;
       continue;
     }
@@ -704,7 +749,7 @@ bool bind_schema(const FunctionSchema& s, PyObject* self, PyObject* const* args,
   for (size_t i = 0; i < n; ++i) {
     if (filled[i]) continue;
     if (!s.arguments[i].default_text) return false;
-    if (!defaults) defaults = &cached_defaults(s);
+    if (!defaults) defaults = &plan_defaults(plan);
     put_default((*defaults)[i], &b->values[i]);
   }
   return true;
@@ -955,39 +1000,58 @@ bool worth_releasing_the_gil(const std::vector<Value>& args) {
   return false;
 }
 
+// The binder's per-thread state, reached once per call: the argument and result vectors lent
+// to the door, one pair per nesting depth (a kernel may call back into Python, which binds
+// again), reused from call to call with their capacity.
+struct BinderState {
+  struct Lent {
+    std::vector<Value> args, results;
+  };
+  std::vector<Lent> lent;
+  size_t depth = 0;
+};
+thread_local BinderState t_binder;
+
 }  // namespace
 
 PyObject* call_overloads(const char* display_name, const std::vector<Overload>& overloads,
                          PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                          PyObject* kwnames, bool schema_names, const KeySet* keys) {
   bool with_out = out_given(args, nargs, kwnames);
+  BinderState& st = t_binder;
   Bound b;
-  // The argument vector is lent to the door and comes back empty with its capacity, kept per
-  // nesting depth (a kernel may call back into Python, which binds again) for the next call.
-  static thread_local std::vector<std::vector<Value>> spare;
-  static thread_local size_t depth = 0;
-  if (spare.size() <= depth) spare.emplace_back();
-  b.values.swap(spare[depth]);
+  if (st.lent.size() <= st.depth) st.lent.emplace_back();
+  // Taken out of the table for the call (a nested call may grow it).
+  std::vector<Value> results;
+  b.values.swap(st.lent[st.depth].args);
+  results.swap(st.lent[st.depth].results);
   struct Keep {
-    std::vector<Value>& values;
+    BinderState& st;
+    Bound& b;
+    std::vector<Value>& results;
     ~Keep() {
-      --depth;
-      for (Value& v : values) v.reset();  // nothing held past the call; capacity kept
-      values.swap(spare[depth]);
-      if (depth == 0) release_dispatch_results();
+      --st.depth;
+      // Nothing held past the call; capacity kept. The door has reset the arguments it ran.
+      if (b.values_dirty)
+        for (Value& v : b.values) v.reset();
+      results.clear();
+      b.values.swap(st.lent[st.depth].args);
+      results.swap(st.lent[st.depth].results);
+      if (st.depth == 0) release_dispatch_results();
     }
-  } keep{b.values};
-  ++depth;
+  } keep{st, b, results};
+  ++st.depth;
   int chosen = -1;
   TN_PY_TRY
+  WideIntSeen& wide = t_wide;
   for (const Overload& o : overloads) {
     int op = with_out && !schema_names ? o.out : o.base;
     if (op < 0) continue;
-    const FunctionSchema& s = schema_of(op);
-    if (!schema_names && !with_out && has_out_args(s)) continue;
+    BindPlan& plan = plan_of(op);
+    if (!schema_names && !with_out && plan.has_out) continue;
     t_binding_op = all_ops()[op].name;
-    t_wide = WideIntSeen{};
-    bool ok = bind_schema(s, self, args, nargs, kwnames, schema_names, &b);
+    wide = WideIntSeen{};
+    bool ok = bind_schema(plan, self, args, nargs, kwnames, schema_names, &b);
     if (PyErr_Occurred()) return nullptr;
     if (ok) {
       chosen = op;
@@ -1020,27 +1084,28 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   }
   const FunctionSchema& s = schema_of(chosen);
   check_out_options(s, b);
-  std::vector<Value> results;
-  take_warnings();  // none left from a call that raised
+  if (any_warnings()) take_warnings();  // none left from a call that raised
+  b.values_dirty = false;  // the door resets the arguments, also when the kernel throws
   if (worth_releasing_the_gil(b.values)) {
     // The kernel runs without the GIL.
     PyThreadState* state = PyEval_SaveThread();
     try {
-      results = dispatch_lent(chosen, b.values, keys);
+      dispatch_lent(chosen, b.values, results, keys);
     } catch (...) {
       PyEval_RestoreThread(state);
       throw;
     }
     PyEval_RestoreThread(state);
   } else {
-    results = dispatch_lent(chosen, b.values, keys);
+    dispatch_lent(chosen, b.values, results, keys);
   }
   PyObject* r = results_to_python(s, results, b, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
   // The kernel's warnings, as upstream's: a warnings filter that makes one an error discards
   // the result and raises it.
-  for (const std::string& w : take_warnings())
-    if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
+  if (any_warnings())
+    for (const std::string& w : take_warnings())
+      if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
   return r;
   TN_PY_CATCH(nullptr)
 }
