@@ -3,6 +3,7 @@
 #include "python/tensor.h"
 
 #include "python/dtype.h"
+#include "python/size.h"
 
 namespace tn::py {
 
@@ -28,6 +29,7 @@ void tensor_dealloc(PyObject* self) {
   if (t->weakrefs) PyObject_ClearWeakRefs(self);
   Py_CLEAR(t->dict);
   Py_CLEAR(t->grad);
+  Py_CLEAR(t->size);
   if (t->impl) {
     if (t->impl->python_object() == self) t->impl->set_python_object(nullptr);
     t->impl->decref();
@@ -84,6 +86,21 @@ PyTypeObject TensorBaseType = [] {
   t.tp_weaklistoffset = offsetof(TensorObject, weakrefs);
   return t;
 }();
+
+PyObject* tensor_size(PyObject* self) {
+  auto* t = reinterpret_cast<TensorObject*>(self);
+  const Dims& dims = t->impl->sizes();
+  if (PyObject* kept = t->size) {
+    // Items are PyLongs the size object made itself; PyLong_AsLongLong cannot fail on them.
+    bool same = PyTuple_GET_SIZE(kept) == static_cast<Py_ssize_t>(dims.size());
+    for (size_t i = 0; same && i < dims.size(); ++i)
+      same = PyLong_AsLongLong(PyTuple_GET_ITEM(kept, i)) == dims[i];
+    if (same) return Py_NewRef(kept);
+  }
+  PyObject* made = size_object(dims);
+  if (made) Py_XSETREF(t->size, Py_NewRef(made));
+  return made;
+}
 
 PyObject* wrap_tensor(Tensor t, PyTypeObject* type) {
   // The same tensor comes back as the same Python object while that object is alive.

@@ -13,7 +13,13 @@ struct TensorObject {
   PyObject* dict;
   PyObject* weakrefs;
   PyObject* grad;  // the Python face of the core's .grad (AutogradMeta::grad), or nullptr
+  PyObject* size;  // the torch.Size last returned by size() or .shape, or nullptr (see tensor_size)
 };
+
+// x.size() and x.shape: the torch.Size last made for this tensor while it still equals the
+// tensor's sizes, else a new one (kept for the next call). Sizes are compared, not versioned, so
+// every in-place change of geometry (resize_, set_, squeeze_, x.data = y) is seen. New reference.
+PyObject* tensor_size(PyObject* self);
 
 extern PyTypeObject TensorMetaType;
 extern PyTypeObject TensorBaseType;

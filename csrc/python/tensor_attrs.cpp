@@ -17,7 +17,7 @@ namespace {
 TensorImpl* T(PyObject* self) { return impl_of(self); }
 TensorObject* O(PyObject* self) { return reinterpret_cast<TensorObject*>(self); }
 
-PyObject* get_shape(PyObject* self, void*) { return size_object(T(self)->sizes()); }
+PyObject* get_shape(PyObject* self, void*) { return tensor_size(self); }
 PyObject* get_dtype(PyObject* self, void*) { return Py_NewRef(dtype_object(T(self)->dtype())); }
 PyObject* get_device(PyObject* self, void*) { return device_object(T(self)->device()); }
 PyObject* get_layout(PyObject*, void*) { return Py_NewRef(strided_layout()); }

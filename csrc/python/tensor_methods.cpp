@@ -50,7 +50,7 @@ PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   PyObject* dim = nargs + nkw == 1 ? args[0] : Py_None;
   const Dims& v = stride ? T(self)->strides() : T(self)->sizes();
   if (dim == Py_None) {
-    if (!stride) return size_object(v);
+    if (!stride) return tensor_size(self);
     PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
     for (size_t k = 0; k < v.size(); ++k) PyTuple_SET_ITEM(t, k, PyLong_FromLongLong(v[k]));
     return t;

@@ -111,6 +111,34 @@ def test_metadata_agrees():
     compare_cases(METADATA, "x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n")
 
 
+# x.size() and x.shape hand back a kept torch.Size while it still matches (tensor_size in
+# csrc/python/tensor.cpp): asked before and after each in-place change of geometry, they must
+# follow the tensor as upstream's do.
+GEOMETRY_CHANGES = [
+    "x.set_(torch.ones(7))",
+    "x.set_(torch.ones(2, 5).t())",
+    "x.data = torch.ones(5, 1)",
+    "x.data = torch.ones(3, 1, 2)",
+    "x.data = torch.ones(())",
+]
+
+
+def test_size_follows_in_place_geometry_changes():
+    body = DESCRIBE + textwrap.dedent(
+        """
+        for change in CHANGES:
+            x = torch.ones(3, 1, 4)
+            before = (x.size(), x.shape)
+            exec(change)
+            out.append([str(before), str(x.size()), str(x.shape), x.size() == x.shape,
+                        str(before), [x.size(d) for d in range(x.dim())]])
+        print(json.dumps(out))
+        """
+    ).replace("CHANGES", repr(GEOMETRY_CHANGES))
+    mine, theirs = both_torch(body)
+    assert mine == theirs
+
+
 def test_inplace_and_out_return_the_same_object():
     body = DESCRIBE + textwrap.dedent(
         """
