@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/grad_mode.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "python/init.h"
 
 namespace tn::py {
@@ -146,7 +147,6 @@ const Fixed kFixed[] = {
     {"_show_config", Answer::EmptyStr},
     {"_cxx_flags", Answer::EmptyStr},
     {"_parallel_info", Answer::EmptyStr},
-    {"_get_cpu_capability", Answer::EmptyStr},
     {"_set_conj", Answer::None},
     {"_set_neg", Answer::None},
     {"_autograd_init", Answer::True},
@@ -281,7 +281,13 @@ PyObject* tls_remove(PyObject*, PyObject* key) {
   }
   Py_RETURN_NONE;
 }
-PyMethodDef kTlsFunctions[] = {
+// _get_cpu_capability: the instruction set our CPU kernels run at, in upstream's spelling.
+PyObject* cpu_capability(PyObject*, PyObject*) {
+  return PyUnicode_FromString(cpu::isa_name(cpu::isa()));
+}
+
+PyMethodDef kFunctions[] = {
+    {"_get_cpu_capability", cpu_capability, METH_NOARGS, nullptr},
     {"_remove_obj_from_tls", tls_remove, METH_O, nullptr},
     {"_stash_obj_in_tls", tls_stash, METH_VARARGS, nullptr},
     {"_get_obj_in_tls", tls_get, METH_O, nullptr},
@@ -329,7 +335,7 @@ bool init_state() {
     if (!add("torch._C._functorch", n, named_builtin(fixed_def, n, a))) return false;
     Py_DECREF(a);
   }
-  for (PyMethodDef* d = kTlsFunctions; d->ml_name; ++d)
+  for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add(c, d->ml_name, named_builtin(*d, d->ml_name, nullptr))) return false;
   for (const auto& [name, value] : kBuildFlags)
     if (!add(c, name, PyBool_FromLong(value))) return false;

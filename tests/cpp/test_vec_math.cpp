@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise_sleef.h"
 #include "kernels/cpu/vec_math.h"
 
@@ -34,7 +35,7 @@ std::vector<float> spread(size_t n) {
 double gelu64(double x) { return x * 0.5 * (1 + std::erf(x / std::sqrt(2.0))); }
 
 TEST(VecMath, GeluOfAnElementDoesNotDependOnItsPosition) {
-  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  if (!tn::vec::gelu_erf_available()) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
   std::vector<float> x = spread(1000);
   std::vector<float> all = gelu(x);
   for (int64_t off : {1, 3, 15, 17}) {  // every element lands in another lane, or in the tail
@@ -56,7 +57,7 @@ TEST(VecMath, GeluOfAnElementDoesNotDependOnItsPosition) {
 // upstream's oneDNN: 1.7); Abramowitz and Stegun's erf alone reaches 10.8 there and fails, and
 // so does our polynomial with its t^6 term left out (4.2).
 TEST(VecMath, GeluIsAccurateAtEveryMagnitude) {
-  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  if (!tn::vec::gelu_erf_available()) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
   std::vector<float> x = spread(200000);
   std::vector<float> y = gelu(x);
   double worst_ulps = 0, worst_abs = 0;
@@ -72,10 +73,23 @@ TEST(VecMath, GeluIsAccurateAtEveryMagnitude) {
   EXPECT_LE(worst_abs, 3.5e-7);  // upstream's own: 1.2e-6 (vec_math.h)
 }
 
-TEST(VecMath, GeluSpecialValuesAreUpstreams) {
-  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
-  std::vector<float> y = gelu({INFINITY, -INFINITY, NAN, -0.0f, 0.0f, -20.0f, 20.0f, -5.0f});
-  EXPECT_TRUE(std::isnan(y[0]));  // upstream's oneDNN: +inf gives NaN, as -inf (inf * 0)
+// Each build's special values are those of oneDNN's same build in upstream's process (measured
+// with ONEDNN_MAX_CPU_ISA=AVX2 and unset, on an AVX-512 machine).
+std::vector<float> gelu_as(tn::cpu::Isa as, const std::vector<float>& x) {
+  std::vector<float> y(x.size());
+  tn::vec::gelu_erf_f32(x.data(), y.data(), static_cast<int64_t>(x.size()), as);
+  return y;
+}
+const std::vector<float> kSpecials = {INFINITY, -INFINITY, NAN,    -0.0f,  0.0f,
+                                      -20.0f,   20.0f,     -5.0f,  3e38f,  0x1p127f,
+                                      1.7e38f,  -3e38f,    -1e-45f};
+
+TEST(VecMath, GeluSpecialValuesAreThoseOfOneDnnsAvx512Build) {
+  using tn::cpu::Isa;
+  if (!tn::vec::gelu_erf_available() || !tn::cpu::cpu_runs(Isa::Avx512))
+    GTEST_SKIP() << "no AVX-512 or no SLEEF";
+  std::vector<float> y = gelu_as(Isa::Avx512, kSpecials);
+  EXPECT_TRUE(std::isnan(y[0]));  // +inf gives NaN, as -inf (inf * 0)
   EXPECT_TRUE(std::isnan(y[1]));
   EXPECT_TRUE(std::isnan(y[2]));
   EXPECT_TRUE(same_bits(y[3], -0.0f));
@@ -83,6 +97,43 @@ TEST(VecMath, GeluSpecialValuesAreUpstreams) {
   EXPECT_TRUE(same_bits(y[5], -0.0f));  // the sign of x on a zero result
   EXPECT_EQ(y[6], 20.0f);
   EXPECT_LT(y[7], 0.0f);
+  EXPECT_EQ(y[8], INFINITY);  // from 2^127 up
+  EXPECT_EQ(y[9], INFINITY);
+  EXPECT_EQ(y[10], 1.7e38f);
+  EXPECT_TRUE(same_bits(y[11], -0.0f));
+  EXPECT_TRUE(same_bits(y[12], -0.0f));
+}
+
+TEST(VecMath, GeluSpecialValuesAreThoseOfOneDnnsAvx2Build) {
+  using tn::cpu::Isa;
+  if (!tn::vec::gelu_erf_available()) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  for (Isa as : {Isa::Avx2, Isa::Base}) {  // oneDNN's SSE4.1 build answers as its AVX2 one
+    std::vector<float> y = gelu_as(as, kSpecials);
+    EXPECT_EQ(y[0], INFINITY);
+    EXPECT_TRUE(std::isnan(y[1]));
+    EXPECT_TRUE(std::isnan(y[2]));
+    EXPECT_TRUE(same_bits(y[3], 0.0f));  // every zero result +0
+    EXPECT_TRUE(same_bits(y[4], 0.0f));
+    EXPECT_TRUE(same_bits(y[5], 0.0f));
+    EXPECT_EQ(y[6], 20.0f);
+    EXPECT_LT(y[7], 0.0f);
+    EXPECT_EQ(y[8], 3e38f);
+    EXPECT_EQ(y[9], 0x1p127f);
+    EXPECT_EQ(y[10], 1.7e38f);
+    EXPECT_TRUE(same_bits(y[11], 0.0f));
+    EXPECT_TRUE(same_bits(y[12], 0.0f));
+  }
+}
+
+// Apart from the special values, the two builds give the same bits.
+TEST(VecMath, GelusBuildsAgreeAwayFromTheSpecialValues) {
+  using tn::cpu::Isa;
+  if (!tn::vec::gelu_erf_available() || !tn::cpu::cpu_runs(Isa::Avx512))
+    GTEST_SKIP() << "no AVX-512 or no SLEEF";
+  std::vector<float> x = spread(100003);
+  std::vector<float> a = gelu_as(Isa::Avx512, x), b = gelu_as(Isa::Avx2, x);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (a[i] != 0.0f) ASSERT_TRUE(same_bits(a[i], b[i])) << x[i];
 }
 
 TEST(VecMath, ExpHasTheBitsOfSleefsScalarExp) {

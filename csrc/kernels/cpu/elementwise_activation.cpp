@@ -144,7 +144,7 @@ void gelu_compute(EwIter& it, const Call& c) {
         // polynomial gelu (vec_math.h; std::erf without AVX2+FMA), in float, rounded once to T.
         const TensorImpl* self = it.ops[0].tensor;
         bool onednn = !std::is_same_v<T, Half> && self->is_contiguous() && self->numel() > 1;
-        if (onednn && vec::vec_width() != 0)
+        if (onednn && vec::gelu_erf_available())
           gelu_erf_rows(it);
         else if (onednn)
           ew_run<T, T>(it, scalar);

@@ -3,6 +3,8 @@
 // after available() has checked the CPU.
 #include "kernels/cpu/elementwise_sleef.h"
 
+#include "kernels/cpu/cpu_isa.h"
+
 #if defined(TN_HAVE_SLEEF)
 extern "C" {
 float Sleef_expf1_u10purecfma(float);
@@ -27,8 +29,7 @@ namespace tn::sleef {
 
 bool available() {
 #if defined(TN_HAVE_SLEEF)
-  static const bool fma = __builtin_cpu_supports("fma");
-  return fma;
+  return cpu::isa() != cpu::Isa::Base;
 #else
   return false;
 #endif

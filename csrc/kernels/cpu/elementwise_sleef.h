@@ -2,8 +2,9 @@
 // whose upstream results come from SLEEF (exp2, expm1, log1p, sigmoid, silu, gelu, pow): the
 // scalar FMA variants (Sleef_expf1_u10purecfma...) give bit for bit what upstream's SIMD ones
 // give (checked on 3.2 million float and 1.6 million double inputs). Built with TN_HAVE_SLEEF
-// (CMake links Debian's libsleef-dev); without it, or on a CPU without FMA, available() is false
-// and the kernels keep their std:: functions.
+// (CMake links Debian's libsleef-dev); without it, or at the baseline instruction set (cpu_isa.h: a CPU
+// without AVX2 and FMA, or ATEN_CPU_CAPABILITY=default, where upstream's vector kernels call the
+// std:: functions too), available() is false and the kernels keep their std:: functions.
 #pragma once
 
 #include <cmath>

@@ -207,12 +207,12 @@ void layer_norm_rows_base(const float* x, int64_t rows, int64_t n, const float* 
     layer_norm_row_f32(x + r * n, n, w, b, eps, y + r * n, mean + r, rstd + r);
 }
 
-// Every float32 row on the widest of the three builds this CPU runs (the same bits on each).
+// Every float32 row on the build cpu::isa() chooses (the same bits on each).
 void layer_norm_rows(const float* x, int64_t rows, int64_t n, const float* w, const float* b,
                      double eps, float* y, float* mean, float* rstd) {
-  static const auto rows_fn = __builtin_cpu_supports("avx512f") ? layer_norm_rows_avx512
-                              : __builtin_cpu_supports("avx2")  ? layer_norm_rows_avx2
-                                                                : layer_norm_rows_base;
+  static const auto rows_fn = cpu::isa() == cpu::Isa::Avx512 ? layer_norm_rows_avx512
+                              : cpu::isa() == cpu::Isa::Avx2 ? layer_norm_rows_avx2
+                                                             : layer_norm_rows_base;
   rows_fn(x, rows, n, w, b, eps, y, mean, rstd);
 }
 
@@ -320,10 +320,7 @@ TN_REGISTER_KERNEL("aten::layer_norm", DenseCPU, layer_norm_dense);
 }  // namespace
 
 namespace norm {
-bool isa_supported(Isa isa) {
-  if (isa == Isa::Avx512) return __builtin_cpu_supports("avx512f");
-  return isa == Isa::Base || __builtin_cpu_supports("avx2");
-}
+bool isa_supported(Isa isa) { return cpu::cpu_runs(isa); }
 void layer_norm_rows_f32(Isa isa, const float* x, int64_t rows, int64_t n, const float* w,
                          const float* b, double eps, float* y, float* mean, float* rstd) {
   TN_ASSERT(isa_supported(isa));

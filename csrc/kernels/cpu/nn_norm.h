@@ -4,9 +4,11 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_isa.h"
+
 namespace tn::norm {
 
-enum class Isa { Base, Avx2, Avx512 };
+using Isa = cpu::Isa;
 
 // Whether this CPU runs isa's build.
 bool isa_supported(Isa isa);

@@ -1,5 +1,5 @@
 // normal_fill16_avx2 (see random_avx2.h). Compiled for AVX2+FMA through a target attribute and
-// called only after has_avx2_fma(); the rest of the build keeps the baseline instruction set.
+// called only when has_avx2_fma(); the rest of the build keeps the baseline instruction set.
 //
 // Why explicit FMAs: upstream compiles its vector log/sincos with GCC at -mfma, which contracts
 // some (not all) multiply-add pairs. Reading its object code gave the fused set below; writing
@@ -10,11 +10,12 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_isa.h"
+
 namespace tn {
 
 bool has_avx2_fma() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
+  return cpu::isa() != cpu::Isa::Base;
 }
 
 namespace {

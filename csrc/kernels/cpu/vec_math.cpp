@@ -31,10 +31,15 @@ namespace tn::vec {
 
 int vec_width() {
 #if defined(TN_HAVE_SLEEF)
-  static const int width = __builtin_cpu_supports("avx512f")                              ? 16
-                           : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8
-                                                                                             : 0;
-  return width;
+  switch (cpu::isa()) {
+    case cpu::Isa::Avx512:
+      return 16;
+    case cpu::Isa::Avx2:
+      return 8;
+    case cpu::Isa::Base:
+      break;
+  }
+  return 0;
 #else
   return 0;
 #endif
@@ -126,9 +131,10 @@ TN_AVX2 inline __m256 coef8(int k, __m256i j) { return _mm256_i32gather_ps(kGelu
 
 // y = gelu(x) on one vector (see kGeluPoly). |x| is clamped first (min returns its second
 // operand for a NaN, so a NaN x indexes a valid entry and makes y NaN through h); entries 15 and
-// 31 (beyond 15 / kGeluScale) give y = x and y = -0 (0 * h). Upstream's (oneDNN's) answers
-// follow: a zero result has the sign of x (gelu(-20) is -0: for x < 0 both h Q and s_j h are
-// <= 0, and -0 + -0 is -0), -inf gives NaN (inf * 0), +inf is made NaN here.
+// 31 (beyond 15 / kGeluScale) give y = x and y = -0 (0 * h). The special values are those of
+// upstream's (oneDNN's) AVX-512 build, measured: a zero result has the sign of x (gelu(-20) is
+// -0: for x < 0 both h Q and s_j h are <= 0, and -0 + -0 is -0), -inf gives NaN (inf * 0),
+// +inf is made NaN and x >= 2^127 inf here.
 TN_AVX512 inline __m512 gelu16(__m512 x) {
   const __m512i bits = _mm512_castps_si512(x);
   __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(INT32_MAX)));
@@ -144,10 +150,14 @@ TN_AVX512 inline __m512 gelu16(__m512 x) {
   for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm512_fmadd_ps(q, t, coef16(k, j));
   __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
   __m512 y = _mm512_fmadd_ps(h, q, _mm512_mul_ps(h, coef16(kGeluDegree + 1, j)));
+  __mmask16 big = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0x1p127f), _CMP_GE_OQ);
   __mmask16 inf = _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+  y = _mm512_mask_blend_ps(big, y, _mm512_set1_ps(INFINITY));
   return _mm512_mask_blend_ps(inf, y, _mm512_set1_ps(NAN));
 }
-// The same steps with 8 lanes, the entries gathered (no 32-entry permute in AVX2): the same bits.
+// The same steps with 8 lanes, the entries gathered (no 32-entry permute in AVX2): the same bits
+// but for the special values, which are those of oneDNN's AVX2 build (and of its SSE4.1 one),
+// measured: +inf gives +inf (entry 15: y = x), x >= 2^127 gives x, a zero result is +0.
 TN_AVX2 inline __m256 gelu8(__m256 x) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   __m256 xs = _mm256_and_ps(x, sign);
@@ -162,8 +172,7 @@ TN_AVX2 inline __m256 gelu8(__m256 x) {
   for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm256_fmadd_ps(q, t, coef8(k, j));
   __m256 h = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
   __m256 y = _mm256_fmadd_ps(h, q, _mm256_mul_ps(h, coef8(kGeluDegree + 1, j)));
-  __m256 inf = _mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
-  return _mm256_blendv_ps(y, _mm256_set1_ps(NAN), inf);
+  return _mm256_add_ps(y, _mm256_setzero_ps());  // -0 + +0 is +0; nothing else changes
 }
 
 // NAME(x, y, n): y = F(x) over x[0..n) one vector at a time, the tail through a zero-padded
@@ -214,13 +223,19 @@ inline float max_nan_bits(float mx, int64_t n) {
   return mx;
 }
 
+// a * b, except that a NaN a is the answer whatever b is: x86's rule for the first operand of a
+// multiply, written out because the compiler may swap a product's operands. Which NaN a
+// softmax tail element carries (e's, from x - max, or 1 / sum's) is the order in which
+// upstream's build multiplies them (TAIL_E_FIRST below; measured: AVX2 e first, AVX-512 r first).
+inline float nan_first_mul(float a, float b) { return std::isnan(a) ? a : a * b; }
+
 // softmax_row_f32 (vec_math.h) at width W. The max runs per lane (NaN kept by an unordered
 // compare), the sum as upstream's reduce_all: sequential below W elements, else W lane sums,
 // the tail added into its first lanes (zero padding leaves the others: e >= 0), then HSUM.
 // The sum is taken as e is computed (log_softmax does not store e: upstream's map_reduce_all);
 // the same order either way. Tails go through a padded copy, as TN_VEC_MAP.
 #define TN_SOFTMAX_ROW(ATTR, NAME, W, V, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, ISNAN, EXP,   \
-                       LOG, HSUM)                                                           \
+                       LOG, HSUM, TAIL_E_FIRST)                                             \
   ATTR void NAME(const float* x, float* y, int64_t n, bool log) {                          \
     int64_t full = n - n % W;                                                              \
     float mx = -INFINITY;                                                                  \
@@ -268,7 +283,8 @@ inline float max_nan_bits(float mx, int64_t n) {
     } else {                                                                               \
       float r = 1.0f / s;                                                                  \
       for (int64_t i = 0; i < full; i += W) STORE(y + i, MUL(LOAD(y + i), SET1(r)));       \
-      for (int64_t k = full; k < n; ++k) y[k] *= r;                                        \
+      for (int64_t k = full; k < n; ++k)                                                   \
+        y[k] = TAIL_E_FIRST ? nan_first_mul(y[k], r) : nan_first_mul(r, y[k]);             \
     }                                                                                      \
   }
 // NaN lanes of v replace those of a (the max keeps a lane's NaN: _mm*_max_ps drops it).
@@ -280,10 +296,10 @@ TN_AVX2 inline __m256 nan_keep8(__m256 a, __m256 v) {
 }
 TN_SOFTMAX_ROW(TN_AVX512, softmax_row16, 16, __m512, _mm512_loadu_ps, _mm512_storeu_ps,
                _mm512_set1_ps, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_max_ps,
-               nan_keep16, Sleef_expf16_u10avx512f, Sleef_logf16_u10avx512f, hsum16)
+               nan_keep16, Sleef_expf16_u10avx512f, Sleef_logf16_u10avx512f, hsum16, false)
 TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps,
                _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_max_ps,
-               nan_keep8, Sleef_expf8_u10avx2, Sleef_logf8_u10avx2, hsum8)
+               nan_keep8, Sleef_expf8_u10avx2, Sleef_logf8_u10avx2, hsum8, true)
 #undef TN_SOFTMAX_ROW
 
 // matmul_rows_f32 (vec_math.h) for 4 rows of a at once (independent sums hide the adds'
@@ -345,9 +361,10 @@ void matmul_rows_f32(const float* a, int64_t lda, int64_t rows, const float* m, 
   (vec_width() == 16 ? matmul16 : matmul8)(a, lda, rows, m, ld, n, width, out, ldo);
 }
 
-void gelu_erf_f32(const float* x, float* y, int64_t n) {
-  TN_ASSERT(vec_width() != 0);
-  vec_width() == 16 ? gelu_erf16(x, y, n) : gelu_erf8(x, y, n);
+bool gelu_erf_available() { return cpu::cpu_runs(cpu::Isa::Avx2); }
+void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as) {
+  TN_ASSERT(cpu::cpu_runs(as) && gelu_erf_available());
+  as == cpu::Isa::Avx512 ? gelu_erf16(x, y, n) : gelu_erf8(x, y, n);
 }
 void exp_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
@@ -360,7 +377,8 @@ void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
 #else
 void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width() != 0); }
 // Without SLEEF vec_width() is 0, and callers keep their scalar paths.
-void gelu_erf_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+bool gelu_erf_available() { return false; }
+void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_available()); }
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void matmul_rows_f32(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
                      float*, int64_t) {

@@ -1,5 +1,5 @@
 // Array kernels for contiguous float32 rows (gelu, the softmax inside attention), over AVX-512F
-// or AVX2+FMA, chosen once from the CPU, with SLEEF's vector functions where they are used.
+// or AVX2+FMA, as cpu::isa() chooses (cpu_isa.h), with SLEEF's vector functions where they are used.
 // Each lane's result depends on that lane's input only, with the same steps at both widths
 // (SLEEF's vector expf u10 equals its scalar FMA variant Sleef_expf1_u10purecfma: measured
 // identical on 116 million float inputs at both widths), so results depend neither on the CPU's
@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_isa.h"
+
 namespace tn::vec {
 
 // 16 (AVX-512F), 8 (AVX2 and FMA) or 0 (none of these, or built without SLEEF); checked once.
@@ -17,9 +19,13 @@ int vec_width();
 // y[i] = gelu(x[i]) ('none': x/2 (1 + erf(x / sqrt(2)))), for upstream's contiguous float32
 // gelu (oneDNN's gelu_erf, whose bits are not reproduced): piecewise polynomials of the normal
 // CDF fitted by tools/fit_gelu.py (vec_math.cpp states their accuracy: within 1 ulp for x > -0.5,
-// absolute error below 3.3e-7 everywhere, against upstream's own 1.2e-6). Upstream's specials
-// too: gelu(+inf) is NaN, a zero result has the sign of x. y may equal x.
-void gelu_erf_f32(const float* x, float* y, int64_t n);
+// absolute error below 3.3e-7 everywhere, against upstream's own 1.2e-6). The special values
+// are those of oneDNN's build for `as` (its AVX-512 one: gelu(+inf) NaN, x >= 2^127 inf, a zero
+// result with the sign of x; the narrower ones: gelu(+inf) +inf, zeros +0), and by default
+// oneDNN's own choice in upstream's process (cpu::onednn_isa()). y may equal x. Only where
+// gelu_erf_available() (built with SLEEF, on a CPU with AVX2 and FMA), and cpu::cpu_runs(as).
+bool gelu_erf_available();
+void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as = cpu::onednn_isa());
 
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);

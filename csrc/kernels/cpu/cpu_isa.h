@@ -1,0 +1,30 @@
+// The instruction set the CPU kernels run at, chosen once per process the way upstream chooses
+// its CPU capability, so that each of our kernels takes the build (and so the bits) that
+// upstream's takes on the same machine: AVX-512 where the CPU has AVX-512 F, BW, VL and DQ and
+// FMA, AVX2 where it has AVX2 and FMA, else the baseline; lowered by ATEN_CPU_CAPABILITY
+// ("default", "avx2" or "avx512", the variable upstream reads), so that one machine runs every
+// build against upstream's same build (tests/ops/test_cpu_capability.py).
+#pragma once
+
+namespace tn::cpu {
+
+enum class Isa { Base, Avx2, Avx512 };
+
+// The build in use: the CPU's widest, or ATEN_CPU_CAPABILITY's where that is narrower. A wider
+// value than the CPU runs is lowered to the CPU's (upstream would take it and fault); an unknown
+// one is ignored with a warning on stderr, as upstream ignores it.
+Isa isa();
+
+// The build oneDNN's kernels run at in upstream's process, for the ops whose upstream results
+// come from oneDNN (gelu): oneDNN's own choice, the CPU's widest lowered by ONEDNN_MAX_CPU_ISA
+// (or its older name DNNL_MAX_CPU_ISA), not by ATEN_CPU_CAPABILITY. Its SSE4.1 and AVX builds
+// count as Base.
+Isa onednn_isa();
+
+// Whether this CPU runs isa's build, whatever ATEN_CPU_CAPABILITY says.
+bool cpu_runs(Isa isa);
+
+// Upstream's name for isa (torch.backends.cpu.get_cpu_capability()): "DEFAULT", "AVX2", "AVX512".
+const char* isa_name(Isa isa);
+
+}  // namespace tn::cpu
