@@ -604,7 +604,8 @@ std::unique_ptr<BindPlan> make_plan(const FunctionSchema& s) {
 BindPlan& plan_of(int op) {
   static std::vector<std::unique_ptr<BindPlan>> plans;
   const FunctionSchema& s = schema_of(op);
-  if (static_cast<size_t>(op) >= plans.size()) plans.resize(std::max(all_ops().size(), size_t(op) + 1));
+  if (static_cast<size_t>(op) >= plans.size())
+    plans.resize(std::max(all_ops().size(), static_cast<size_t>(op) + 1));
   std::unique_ptr<BindPlan>& p = plans[op];
   if (!p || p->schema != &s) p = make_plan(s);
   return *p;

@@ -3,7 +3,8 @@
 // upstream's takes on the same machine: AVX-512 where the CPU has AVX-512 F, BW, VL and DQ and
 // FMA, AVX2 where it has AVX2 and FMA, else the baseline; lowered by ATEN_CPU_CAPABILITY
 // ("default", "avx2" or "avx512", the variable upstream reads), so that one machine runs every
-// build against upstream's same build (tests/ops/test_cpu_capability.py).
+// build against upstream's same build (tests/test_cpu_capability.py; Note [The CPU build
+// follows upstream's] in docs/DESIGN_NOTES.md).
 #pragma once
 
 namespace tn::cpu {
