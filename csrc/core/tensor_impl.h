@@ -31,8 +31,11 @@ struct AutogradMeta {
   bool is_leaf = true;       // false for results computed from tensors that require grad
   bool retains_grad = false;
   Ptr<TensorImpl> grad;      // .grad (None when null)
-  Ptr<RefCounted> grad_fn;   // the node that made it (none yet: the engine is issue 8)
-  int output_nr = 0;
+  Ptr<RefCounted> grad_fn;   // the node that made it (csrc/autograd/node.h); null for leaves
+  int output_nr = 0;         // which of grad_fn's forward outputs it is
+  // A leaf's AccumulateGrad node, non-owning: the node owns the leaf, and clears this when it
+  // dies (upstream's weak grad_accumulator_), so every use of a leaf shares one node.
+  RefCounted* grad_accumulator = nullptr;
 };
 
 class TensorImpl : public RefCounted {

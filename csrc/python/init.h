@@ -31,6 +31,7 @@ bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, r
 bool init_jit_late();             // jit.cpp
 bool init_dispatch_keys_late();   // dispatch_keys.cpp
 bool init_schema_late();          // schema.cpp: JIT type objects
+bool init_autograd_late();        // autograd.cpp: grad_fn classes, _ImperativeEngine.run_backward
 
 using InitFn = bool (*)();
 inline constexpr InitFn kInitFunctions[] = {
@@ -40,6 +41,6 @@ inline constexpr InitFn kInitFunctions[] = {
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
-                                                  init_schema_late};
+                                                  init_schema_late, init_autograd_late};
 
 }  // namespace tn::py

@@ -157,7 +157,7 @@ const Record kRecords[] = {
     {"torch._C._jit_tree_views", "SourceRangeFactory",
      "source,filename,file_lineno,leading_whitespace_chars"},
     {"torch._C._jit_tree_views", "SourceRange", "start,end"},
-    // Constructible at import; every method stays a placeholder (backward refuses by name).
+    // Constructible at import; run_backward is autograd.cpp's (init_autograd_late).
     {"torch._C", "_ImperativeEngine", ""},
     {"torch._C", "CompilationUnit", "lang,_frames_up"},
     // A guard object: functorch transforms are not implemented, so there is nothing to disable.

@@ -1,9 +1,10 @@
 // TensorBase's attributes (getset descriptors, as upstream's): shape, dtype, device, layout,
 // requires_grad, is_leaf, grad, grad_fn, data, _version, ndim, the is_<device> predicates, T/mT,
-// itemsize, nbytes, _base. Autograd's state is the core's (AutogradMeta); no graph exists yet:
-// grad_fn is always None.
+// itemsize, nbytes, _base. Autograd's state is the core's (AutogradMeta); grad_fn is the Python
+// face of the node that made the tensor (autograd.cpp).
 #include <string>
 
+#include "autograd/node.h"
 #include "dispatch/kernel.h"
 #include "python/device.h"
 #include "python/dtype.h"
@@ -12,6 +13,9 @@
 #include "python/tensor.h"
 
 namespace tn::py {
+
+PyObject* node_face(autograd::Node* n);  // autograd.cpp
+
 namespace {
 
 TensorImpl* T(PyObject* self) { return impl_of(self); }
@@ -37,6 +41,11 @@ PyObject* get_is_meta(PyObject* self, void*) {
   return PyBool_FromLong(T(self)->device().type == DeviceType::Meta);
 }
 PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(T(self)->is_leaf()); }
+PyObject* get_grad_fn(PyObject* self, void*) { return node_face(autograd::grad_fn_of(*T(self))); }
+PyObject* get_output_nr(PyObject* self, void*) {
+  AutogradMeta* m = T(self)->autograd_meta();
+  return PyLong_FromLong(m ? m->output_nr : 0);
+}
 
 PyObject* get_requires_grad(PyObject* self, void*) {
   return PyBool_FromLong(T(self)->requires_grad());
@@ -192,11 +201,11 @@ PyGetSetDef kTensorGetSet[] = {
     {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
     {"grad", get_grad, set_grad, nullptr, nullptr},
     {"_grad", get_grad, set_grad, nullptr, nullptr},
-    {"grad_fn", get_none, nullptr, nullptr, nullptr},
-    {"_grad_fn", get_none, nullptr, nullptr, nullptr},
+    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"_grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
     {"data", get_data, set_data, nullptr, nullptr},
     {"_base", get_base, nullptr, nullptr, nullptr},
-    {"output_nr", get_zero, nullptr, nullptr, nullptr},
+    {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
     {"T", get_T, nullptr, nullptr, nullptr},
     {"mT", get_mT, nullptr, nullptr, nullptr},
     {"H", get_T, nullptr, nullptr, nullptr},   // real dtypes only: H is T

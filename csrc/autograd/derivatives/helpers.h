@@ -1,0 +1,104 @@
+// Door ops as the derivative formulas spell them (short names for tn::call), and upstream's
+// small helpers of its FunctionsManual (maybe_multiply, the mm layout rule), written again.
+#pragma once
+
+#include "autograd/formula.h"
+#include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
+
+namespace tn::autograd::d {
+
+inline Value V(const Tensor& t) { return Value::of(t); }
+inline Value S(double x) { return Value::of_scalar(Scalar::from_double(x)); }
+inline Value S(Scalar x) { return Value::of_scalar(x); }
+
+inline Tensor add(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::add.Tensor", {V(a), V(b)});
+}
+inline Tensor sub(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::sub.Tensor", {V(a), V(b)});
+}
+inline Tensor mul(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::mul.Tensor", {V(a), V(b)});
+}
+inline Tensor mul(const Tensor& a, Scalar s) {
+  return call_tensor("aten::mul.Scalar", {V(a), S(s)});
+}
+inline Tensor div(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::div.Tensor", {V(a), V(b)});
+}
+inline Tensor div(const Tensor& a, Scalar s) {
+  return call_tensor("aten::div.Scalar", {V(a), S(s)});
+}
+inline Tensor neg(const Tensor& a) { return call_tensor("aten::neg", {V(a)}); }
+inline Tensor rsub(const Tensor& a, Scalar s) {
+  return call_tensor("aten::rsub.Scalar", {V(a), S(s)});
+}
+inline Tensor pow(const Tensor& a, Scalar s) {
+  return call_tensor("aten::pow.Tensor_Scalar", {V(a), S(s)});
+}
+inline Tensor exp(const Tensor& a) { return call_tensor("aten::exp", {V(a)}); }
+inline Tensor mm(const Tensor& a, const Tensor& b) { return call_tensor("aten::mm", {V(a), V(b)}); }
+inline Tensor bmm(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::bmm", {V(a), V(b)});
+}
+inline Tensor t(const Tensor& a) { return call_tensor("aten::t", {V(a)}); }
+inline Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
+  return call_tensor("aten::transpose.int", {V(a), Value::of_int(d0), Value::of_int(d1)});
+}
+inline Tensor expand(const Tensor& a, const Dims& sizes) {
+  return call_tensor("aten::expand", {V(a), Value::of_ints(sizes)});
+}
+inline Tensor reshape(const Tensor& a, const Dims& sizes) {
+  return call_tensor("aten::reshape", {V(a), Value::of_ints(sizes)});
+}
+inline Tensor permute(const Tensor& a, const Dims& dims) {
+  return call_tensor("aten::permute", {V(a), Value::of_ints(dims)});
+}
+inline Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  return call_tensor("aten::unsqueeze", {V(a), Value::of_int(dim)});
+}
+inline Tensor squeeze(const Tensor& a, int64_t dim) {
+  return call_tensor("aten::squeeze.dim", {V(a), Value::of_int(dim)});
+}
+inline Tensor sum_keep(const Tensor& a, int64_t dim) {
+  return call_tensor("aten::sum.dim_IntList",
+                     {V(a), Value::of_ints(Dims{dim}), Value::of_bool(true)});
+}
+inline Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t len) {
+  return ops::narrow(a, dim, start, len);
+}
+inline Tensor zeros(const Dims& sizes, ScalarType dtype, Device device) {
+  return call_tensor("aten::zeros", {Value::of_ints(sizes), Value::of_dtype(dtype), Value{},
+                                     Value::of_device(device)});
+}
+inline Tensor to_dtype(const Tensor& a, ScalarType dtype) {
+  if (a->dtype() == dtype) return a;
+  return call_tensor("aten::_to_copy", {V(a), Value::of_dtype(dtype)});
+}
+
+inline bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
+// Upstream's maybe_multiply: t itself when s is 1, else t * s.
+inline Tensor maybe_multiply(const Tensor& t, const Scalar& s) { return is_one(s) ? t : mul(t, s); }
+
+// dim wrapped into [0, n) (the forward op has checked it).
+inline int64_t wrap(int64_t dim, int64_t n) { return dim < 0 ? dim + (n > 0 ? n : 1) : dim; }
+
+// The gradient of mm's first operand (upstream's mm_mat1_backward): computed column-major, as
+// the transpose of mat2 . grad^T, when the operand was column-major, else grad . mat2^T.
+inline Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const ArgMeta& mat1,
+                               const Scalar& alpha) {
+  if (mat1.strides.size() == 2 && mat1.strides[0] == 1 && mat1.strides[1] == mat1.sizes[0])
+    return maybe_multiply(t(mm(mat2, t(grad))), alpha);
+  return maybe_multiply(mm(grad, t(mat2)), alpha);
+}
+// The second operand's (mm_mat2_backward): (grad^T . mat1)^T when it was column-major, else
+// mat1^T . grad.
+inline Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const ArgMeta& mat2,
+                               const Scalar& alpha) {
+  if (mat2.strides.size() == 2 && mat2.strides[0] == 1 && mat2.strides[1] == mat2.sizes[0])
+    return maybe_multiply(t(mm(t(grad), mat1)), alpha);
+  return maybe_multiply(mm(t(mat1), grad), alpha);
+}
+
+}  // namespace tn::autograd::d

@@ -1,0 +1,164 @@
+// Derivatives of views and shape ops, reductions, softmax and the matrix products (upstream's
+// derivatives.yaml entries and its FunctionsManual helpers, written again with door ops).
+#include <algorithm>
+
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+// mm(self, mat2): upstream's mm_mat1_backward / mm_mat2_backward (helpers.h).
+Grads mm_backward(const Saved& s, const Grads& g) {
+  Scalar one = Scalar::from_int(1);
+  return {s.need(0) ? mm_mat1_backward(g[0], s.tensor(1), s.meta(0), one) : Tensor(),
+          s.need(1) ? mm_mat2_backward(g[0], s.tensor(0), s.meta(1), one) : Tensor()};
+}
+// addmm(self, mat1, mat2, beta, alpha): self: grad * beta; the operands as mm's, times alpha.
+Grads addmm_backward(const Saved& s, const Grads& g) {
+  Scalar beta = s.scalar(3), alpha = s.scalar(4);
+  return {s.need(0) ? maybe_multiply(g[0], beta) : Tensor(),
+          s.need(1) ? mm_mat1_backward(g[0], s.tensor(2), s.meta(1), alpha) : Tensor(),
+          s.need(2) ? mm_mat2_backward(g[0], s.tensor(1), s.meta(2), alpha) : Tensor()};
+}
+// bmm(self, mat2): self: grad . mat2^T; mat2: self^T . grad (over the batch).
+Grads bmm_backward(const Saved& s, const Grads& g) {
+  return {s.need(0) ? bmm(g[0], transpose(s.tensor(1), 1, 2)) : Tensor(),
+          s.need(1) ? bmm(transpose(s.tensor(0), 1, 2), g[0]) : Tensor()};
+}
+
+Grads t_backward(const Saved&, const Grads& g) { return {t(g[0])}; }
+Grads transpose_backward(const Saved& s, const Grads& g) {
+  return {transpose(g[0], s.to_int(1), s.to_int(2))};
+}
+// view, _unsafe_view: the gradient reshaped to self's sizes.
+Grads reshape_backward(const Saved& s, const Grads& g) { return {reshape(g[0], s.meta(0).sizes)}; }
+// expand: summed back to self's sizes.
+Grads expand_backward(const Saved& s, const Grads& g) { return {sum_to(g[0], s.meta(0).sizes)}; }
+// permute(self, dims): permuted by the inverse permutation.
+Grads permute_backward(const Saved& s, const Grads& g) {
+  const Dims& fwd = s.ints(1);
+  int64_t n = static_cast<int64_t>(fwd.size());
+  Dims inv;
+  inv.assign(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) inv[wrap(fwd[i], n)] = i;
+  return {permute(g[0], inv)};
+}
+Grads unsqueeze_backward(const Saved& s, const Grads& g) { return {squeeze(g[0], s.to_int(1))}; }
+// squeeze.dim(self, dim): unsqueezed back where self had size one there.
+Grads squeeze_dim_backward(const Saved& s, const Grads& g) {
+  const Dims& sizes = s.meta(0).sizes;
+  if (sizes.empty()) return {g[0]};
+  int64_t dim = wrap(s.to_int(1), static_cast<int64_t>(sizes.size()));
+  return {sizes[dim] == 1 ? unsqueeze(g[0], dim) : g[0]};
+}
+
+// Upstream's sum_backward: the reduced dims put back (unless kept), then expanded.
+Tensor sum_backward(const Tensor& grad, const Dims& sizes, const Dims* dims, bool keepdim) {
+  Tensor r = grad;
+  if (!keepdim && !sizes.empty() && dims && !dims->empty()) {
+    int64_t n = static_cast<int64_t>(sizes.size());
+    std::vector<bool> reduced(static_cast<size_t>(n), false);
+    for (int64_t dim : *dims) reduced[wrap(dim, n)] = true;
+    for (int64_t i = 0; i < n; ++i)
+      if (reduced[i]) r = unsqueeze(r, i);
+  }
+  return expand(r, sizes);
+}
+const Dims* dims_arg(const Saved& s, size_t i) {
+  return s.arg(i).tag == Value::Tag::IntList ? &s.ints(i) : nullptr;
+}
+Grads sum_backward_all(const Saved& s, const Grads& g) { return {expand(g[0], s.meta(0).sizes)}; }
+Grads sum_dim_backward(const Saved& s, const Grads& g) {
+  return {sum_backward(g[0], s.meta(0).sizes, dims_arg(s, 1), s.to_bool(2))};
+}
+Grads mean_backward_all(const Saved& s, const Grads& g) {
+  return {div(expand(g[0], s.meta(0).sizes), Scalar::from_int(numel_of(s.meta(0).sizes)))};
+}
+// mean.dim: sum's gradient divided by the count of the reduced elements.
+Grads mean_dim_backward(const Saved& s, const Grads& g) {
+  const Dims& sizes = s.meta(0).sizes;
+  const Dims* dims = dims_arg(s, 1);
+  int64_t count = 1;
+  if (!dims || dims->empty()) {
+    count = numel_of(sizes);
+  } else if (!sizes.empty()) {
+    for (int64_t dim : *dims) count *= sizes[wrap(dim, static_cast<int64_t>(sizes.size()))];
+  }
+  return {div(sum_backward(g[0], sizes, dims, s.to_bool(2)), Scalar::from_int(count))};
+}
+// _softmax(self, dim): (grad - sum(grad * y, dim)) * y (upstream's _softmax_backward_data).
+Grads softmax_backward(const Saved& s, const Grads& g) {
+  const Tensor& y = s.result(0);
+  int64_t dim = wrap(s.to_int(1), y->dim());
+  return {mul(sub(g[0], sum_keep(mul(g[0], y), dim)), y)};
+}
+// _log_softmax(self, dim): grad - exp(y) * sum(grad, dim).
+Grads log_softmax_backward(const Saved& s, const Grads& g) {
+  const Tensor& y = s.result(0);
+  int64_t dim = wrap(s.to_int(1), y->dim());
+  return {sub(g[0], mul(exp(y), sum_keep(g[0], dim)))};
+}
+// select.int / slice.Tensor: the gradient written into zeros of self's shape.
+Tensor into_zeros(const Saved& s, const Tensor& grad, const char* op, std::vector<Value> rest) {
+  const ArgMeta& m = s.meta(0);
+  Tensor z = d::zeros(m.sizes, grad->dtype(), m.device);
+  rest.insert(rest.begin(), V(z));
+  ops::copy_(call_tensor(op, std::move(rest)), grad);
+  return z;
+}
+Grads select_backward(const Saved& s, const Grads& g) {
+  return {into_zeros(s, g[0], "aten::select.int", {s.arg(1), s.arg(2)})};
+}
+Grads slice_backward(const Saved& s, const Grads& g) {
+  return {into_zeros(s, g[0], "aten::slice.Tensor", {s.arg(1), s.arg(2), s.arg(3), s.arg(4)})};
+}
+// cat(tensors, dim): each input's slice of the gradient (legacy empty 1-d inputs get none).
+Grads cat_backward(const Saved& s, const Grads& g) {
+  Grads out(s.metas.size());
+  int64_t nd = g[0]->dim();
+  int64_t dim = wrap(s.to_int(1), nd);
+  int64_t offset = 0;
+  for (size_t k = 0; k < s.metas.size(); ++k) {
+    const Dims& sz = s.meta(k).sizes;
+    if (sz.size() == 1 && sz[0] == 0) continue;
+    int64_t len = sz[dim];
+    if (s.need(k)) out[k] = narrow(g[0], dim, offset, len);
+    offset += len;
+  }
+  return out;
+}
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::mm", {"MmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, mm_backward});
+TN_REGISTER_DERIVATIVE("aten::addmm",
+                       {"AddmmBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, false, addmm_backward});
+TN_REGISTER_DERIVATIVE("aten::bmm",
+                       {"BmmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, bmm_backward});
+TN_REGISTER_DERIVATIVE("aten::t", {"TBackward0", {0}, {}, false, t_backward});
+TN_REGISTER_DERIVATIVE("aten::transpose.int",
+                       {"TransposeBackward0", {0}, {}, false, transpose_backward});
+TN_REGISTER_DERIVATIVE("aten::view", {"ViewBackward0", {0}, {}, false, reshape_backward});
+TN_REGISTER_DERIVATIVE("aten::_unsafe_view",
+                       {"UnsafeViewBackward0", {0}, {}, false, reshape_backward});
+TN_REGISTER_DERIVATIVE("aten::expand", {"ExpandBackward0", {0}, {}, false, expand_backward});
+TN_REGISTER_DERIVATIVE("aten::permute", {"PermuteBackward0", {0}, {}, false, permute_backward});
+TN_REGISTER_DERIVATIVE("aten::unsqueeze",
+                       {"UnsqueezeBackward0", {0}, {}, false, unsqueeze_backward});
+TN_REGISTER_DERIVATIVE("aten::squeeze.dim",
+                       {"SqueezeBackward1", {0}, {}, false, squeeze_dim_backward});
+TN_REGISTER_DERIVATIVE("aten::sum", {"SumBackward0", {0}, {}, false, sum_backward_all});
+TN_REGISTER_DERIVATIVE("aten::sum.dim_IntList",
+                       {"SumBackward1", {0}, {}, false, sum_dim_backward});
+TN_REGISTER_DERIVATIVE("aten::mean", {"MeanBackward0", {0}, {}, false, mean_backward_all});
+TN_REGISTER_DERIVATIVE("aten::mean.dim", {"MeanBackward1", {0}, {}, false, mean_dim_backward});
+TN_REGISTER_DERIVATIVE("aten::_softmax", {"SoftmaxBackward0", {0}, {}, true, softmax_backward});
+TN_REGISTER_DERIVATIVE("aten::_log_softmax",
+                       {"LogSoftmaxBackward0", {0}, {}, true, log_softmax_backward});
+TN_REGISTER_DERIVATIVE("aten::select.int", {"SelectBackward0", {0}, {}, false, select_backward});
+TN_REGISTER_DERIVATIVE("aten::slice.Tensor", {"SliceBackward0", {0}, {}, false, slice_backward});
+TN_REGISTER_DERIVATIVE("aten::cat", {"CatBackward0", {0}, {}, false, cat_backward});
+
+}  // namespace tn::autograd

@@ -1,0 +1,157 @@
+// The backward engine (see engine.h).
+#include "autograd/engine.h"
+
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "dispatch/kernel.h"
+
+namespace tn::autograd {
+namespace {
+
+// Adds g into a node's input slot: the first gradient is kept as it comes, later ones summed.
+void accumulate(Tensor& slot, Tensor g) {
+  if (!g) return;
+  if (!slot) {
+    slot = std::move(g);
+    return;
+  }
+  slot = call_tensor("aten::add.Tensor", {Value::of(slot), Value::of(g)});
+}
+
+// Upstream's validate_outputs: a gradient of another shape is reduced to its input's when the
+// input's shape expands to it, else refused; another dtype is cast.
+Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& m) {
+  if (!g) return g;
+  if (g->sizes() != m.sizes) {
+    bool expandable = g->dim() >= static_cast<int64_t>(m.sizes.size());
+    for (size_t i = 0; expandable && i < m.sizes.size(); ++i) {
+      int64_t want = m.sizes[m.sizes.size() - 1 - i];
+      int64_t got = g->sizes()[g->sizes().size() - 1 - i];
+      expandable = want == got || want == 1;
+    }
+    if (!expandable)
+      TN_FAIL(Runtime, "Function ", fn.name(), " returned an invalid gradient at index ", index,
+              " - got ", dims_str(g->sizes()), " but expected shape compatible with ",
+              dims_str(m.sizes));
+    g = sum_to(g, m.sizes);
+  }
+  if (g->dtype() != m.dtype)
+    g = call_tensor("aten::_to_copy", {Value::of(g), Value::of_dtype(m.dtype)});
+  if (g->device() != m.device)
+    TN_FAIL(Runtime, "Function ", fn.name(), " returned an invalid gradient at index ", index,
+            " - expected device ", m.device.str(), " but got ", g->device().str());
+  return g;
+}
+
+struct ByOrder {
+  bool operator()(const Node* a, const Node* b) const {
+    return a->sequence_nr() < b->sequence_nr();
+  }
+};
+
+}  // namespace
+
+Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
+                   const BackwardOptions& opt) {
+  // Dependencies: how many edges lead into each node from the roots.
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> order;  // every node reached, parents before children
+  {
+    std::unordered_set<Node*> seen;
+    std::vector<Node*> stack;
+    for (const Edge& e : roots)
+      if (e) {
+        ++deps[e.fn.get()];
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      for (const Edge& e : n->next)
+        if (e) {
+          ++deps[e.fn.get()];
+          if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+        }
+    }
+  }
+
+  // With inputs: which nodes lead to one (only those run), and where gradients are captured.
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  std::unordered_set<Node*> needed;
+  bool selective = !inputs.empty();
+  if (selective) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      if (inputs[k]) captures[inputs[k].fn.get()].push_back({inputs[k].input_nr, k});
+    // Children come after their parents in `order` only along one path, so iterate to a fixed
+    // point (graphs are small next to the work each node does).
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Node* n : order) {
+        if (needed.count(n)) continue;
+        bool need = captures.count(n) && opt.accumulate_grad && dynamic_cast<AccumulateGrad*>(n);
+        for (const Edge& e : n->next)
+          need = need || (e && (needed.count(e.fn.get()) || captures.count(e.fn.get())));
+        if (need) needed.insert(n), changed = true;
+      }
+    }
+  }
+
+  std::unordered_map<Node*, Grads> buffers;
+  auto slot = [&](const Edge& e) -> Tensor& {
+    Grads& b = buffers[e.fn.get()];
+    if (b.size() < e.fn->inputs.size()) b.resize(e.fn->inputs.size());
+    if (b.size() <= e.input_nr) b.resize(e.input_nr + 1);
+    return b[e.input_nr];
+  };
+  std::priority_queue<Node*, std::vector<Node*>, ByOrder> ready;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Edge& e = roots[i];
+    if (!e) continue;
+    Tensor g = i < grads.size() ? grads[i] : Tensor();
+    if (g && e.input_nr < e.fn->inputs.size()) g = validate(*e.fn, i, g, e.fn->inputs[e.input_nr]);
+    accumulate(slot(e), std::move(g));
+    if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+  }
+
+  Grads captured(inputs.size());
+  GradModeGuard mode(opt.create_graph);
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    Grads in = std::move(buffers[n]);
+    buffers.erase(n);
+    in.resize(n->inputs.size());
+    auto cap = captures.find(n);
+    if (cap != captures.end())
+      for (const auto& [input_nr, k] : cap->second)
+        if (input_nr < in.size()) captured[k] = in[input_nr];
+    if (selective && !needed.count(n)) continue;
+    if (!opt.accumulate_grad && dynamic_cast<AccumulateGrad*>(n)) continue;
+    Grads out = n->apply(std::move(in));
+    if (!opt.keep_graph) n->release_saved();
+    out.resize(n->next.size());
+    for (size_t i = 0; i < n->next.size(); ++i) {
+      const Edge& e = n->next[i];
+      if (!e) continue;
+      if (selective && !needed.count(e.fn.get()) && !captures.count(e.fn.get())) continue;
+      Tensor g = std::move(out[i]);
+      if (g && e.input_nr < e.fn->inputs.size()) g = validate(*n, i, g, e.fn->inputs[e.input_nr]);
+      accumulate(slot(e), std::move(g));
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+  if (selective && !opt.allow_unreachable)
+    for (size_t k = 0; k < captured.size(); ++k)
+      if (!captured[k])
+        TN_FAIL(Runtime, "The differentiated Tensor at index ", k, " appears to not have been "
+                "used in the graph. Set allow_unused=True if this is the desired behavior.");
+  return captured;
+}
+
+}  // namespace tn::autograd

@@ -1,0 +1,27 @@
+// The backward engine (upstream's Engine::execute, on the calling thread): from root edges and
+// their gradients, runs every node the roots reach once all its gradients have arrived, the
+// ready ones in upstream's order (the latest-made node first; AccumulateGrad as soon as ready),
+// summing gradients that meet at one input in arrival order, so accumulation has upstream's
+// bits. Pure C++.
+#pragma once
+
+#include <vector>
+
+#include "autograd/node.h"
+
+namespace tn::autograd {
+
+struct BackwardOptions {
+  bool keep_graph = false;     // retain_graph: nodes keep what they saved
+  bool create_graph = false;   // grad mode on inside nodes: the backward pass is recorded
+  bool accumulate_grad = true;  // leaves' .grad (backward) or returned gradients (autograd.grad)
+  bool allow_unreachable = false;  // an input no gradient reached gives None (else an error)
+};
+
+// Runs backward from roots[i] with gradient grads[i]. With `inputs` (edges of the tensors to
+// differentiate with respect to), only what leads to them runs and their gradients are returned
+// in order (null where none arrived); without, every leaf reached accumulates its .grad.
+Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
+                   const BackwardOptions& opt);
+
+}  // namespace tn::autograd

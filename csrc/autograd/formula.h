@@ -1,0 +1,77 @@
+// Derivative formulas: one per differentiable op, written beside its family in
+// csrc/autograd/derivatives/ with door ops (tn::call), so a formula runs on every back end and,
+// under create_graph, is itself recorded (double backward). Each names the node as upstream's
+// derivatives.yaml does (MulBackward0...), the schema arguments that get gradients (the node's
+// edges, in that order), and what backward reads: only those arguments (and, with
+// saves_results, the outputs) are kept, and each kept tensor's version is checked at backward
+// time as upstream's SavedVariable checks it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "autograd/node.h"
+#include "dispatch/value.h"
+
+namespace tn::autograd {
+
+// An input's geometry as it was at the forward call (upstream saves self.sym_sizes() and the
+// like apart from the tensor, so a formula that needs only the shape keeps no tensor alive).
+struct ArgMeta {
+  Dims sizes;
+  Dims strides;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+// What a formula sees: the forward call's arguments (schema order; a tensor argument is None
+// unless the formula reads it), its kept outputs, and per edge (Formula::inputs order, a tensor
+// list giving one edge per element) whether it needs a gradient and its input's geometry.
+struct Saved {
+  const std::vector<Value>& args;
+  const std::vector<Tensor>& results;
+  const std::vector<bool>& needs;
+  const std::vector<ArgMeta>& metas;
+
+  const Tensor& tensor(size_t i) const { return args[i].tensor; }
+  const Value& arg(size_t i) const { return args[i]; }
+  int64_t to_int(size_t i) const { return args[i].tag == Value::Tag::Int ? args[i].i : 0; }
+  bool to_bool(size_t i) const { return args[i].tag == Value::Tag::Bool && args[i].b; }
+  Scalar scalar(size_t i) const;  // a Scalar, int or float argument as a Scalar
+  const Dims& ints(size_t i) const { return args[i].ints; }
+  const Tensor& result(size_t i) const { return results[i]; }
+  bool need(size_t edge) const { return needs[edge]; }
+  const ArgMeta& meta(size_t edge) const { return metas[edge]; }
+};
+
+using Backward = Grads (*)(const Saved& s, const Grads& grads);
+
+// A tensor argument backward reads: always (for_edge < 0), or only when edge for_edge needs a
+// gradient (upstream saves mm's mat2 only when self needs one).
+struct Read {
+  int arg;
+  int for_edge = -1;
+};
+
+struct Formula {
+  const char* name;            // upstream's node class name
+  std::vector<int> inputs;     // schema argument positions that receive gradients
+  std::vector<Read> reads;     // tensor arguments backward reads (kept, version-checked)
+  bool saves_results = false;  // backward reads the outputs (kept as aliases without history)
+  Backward backward = nullptr;  // one gradient (or null) per edge
+};
+
+// Registers op_key's formula (at static initialisation, from the derivatives/ files).
+struct FormulaRegistrar {
+  FormulaRegistrar(const char* op_key, Formula f);
+};
+#define TN_DERIVATIVE_CONCAT2(a, b) a##b
+#define TN_DERIVATIVE_CONCAT(a, b) TN_DERIVATIVE_CONCAT2(a, b)
+#define TN_REGISTER_DERIVATIVE(op, ...)                                              \
+  static ::tn::autograd::FormulaRegistrar TN_DERIVATIVE_CONCAT(tn_derivative_, __LINE__)( \
+      op, ::tn::autograd::Formula __VA_ARGS__)
+
+// op's formula, or null when we have none (recording then makes a node that refuses by name).
+const Formula* formula_of(int op_index);
+
+}  // namespace tn::autograd

@@ -1,0 +1,100 @@
+// Graph nodes (see node.h): sequence numbers, leaves' AccumulateGrad, refusing nodes, edges.
+#include "autograd/node.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "autograd/grad_mode.h"
+#include "kernels/composite/ops.h"
+
+namespace tn::autograd {
+namespace {
+
+// Upstream numbers nodes per thread, in the order they are made.
+thread_local uint64_t t_next_sequence_nr = 0;
+
+}  // namespace
+
+Node::Node() : seq_(t_next_sequence_nr++) {}
+Node::~Node() = default;
+
+AccumulateGrad::AccumulateGrad(Tensor leaf)
+    : Node(std::numeric_limits<uint64_t>::max()), variable_(std::move(leaf)) {
+  inputs.push_back(meta_of(*variable_));
+}
+
+AccumulateGrad::~AccumulateGrad() {
+  if (AutogradMeta* m = variable_->autograd_meta())
+    if (m->grad_accumulator == this) m->grad_accumulator = nullptr;
+}
+
+// Upstream's AccumulateGrad::accumulateGrad for dense tensors: the first gradient is kept as it
+// comes when nothing else holds it and its layout is the leaf's, else copied into the leaf's
+// layout; later ones are added in place (out of place under grad mode, so that a graph built by
+// create_graph keeps each step).
+Grads AccumulateGrad::apply(Grads&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g) return {};
+  AutogradMeta& m = variable_->ensure_autograd_meta();
+  if (!m.grad) {
+    bool keep = !grad_mode_enabled() && g->use_count() == 1 &&
+                g->strides() == variable_->strides() && g->storage_offset() == 0 &&
+                g->storage()->nbytes() == g->numel() * g->itemsize();
+    if (keep) {
+      m.grad = std::move(g);
+    } else {
+      Tensor copy = ops::empty_strided(variable_->sizes(),
+                                       variable_->is_contiguous()
+                                           ? contiguous_strides(variable_->sizes())
+                                           : variable_->strides(),
+                                       variable_->dtype(), variable_->device());
+      ops::copy_(copy, g);
+      m.grad = std::move(copy);
+    }
+  } else if (!grad_mode_enabled()) {
+    call("aten::add_.Tensor", {Value::of(m.grad), Value::of(g)});
+  } else {
+    m.grad = call_tensor("aten::add.Tensor", {Value::of(m.grad), Value::of(g)});
+  }
+  return {};
+}
+
+Grads Unsupported::apply(Grads&&) { TN_FAIL(NotImplemented, why_); }
+
+Node* grad_fn_of(const TensorImpl& t) {
+  AutogradMeta* m = t.autograd_meta();
+  return m ? static_cast<Node*>(m->grad_fn.get()) : nullptr;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t) return {};
+  AutogradMeta* m = t->autograd_meta();
+  if (!m) return {};
+  if (m->grad_fn) return {Ptr<Node>(static_cast<Node*>(m->grad_fn.get())),
+                          static_cast<uint32_t>(m->output_nr)};
+  if (!m->requires_grad) return {};
+  if (m->grad_accumulator) return {Ptr<Node>(static_cast<Node*>(m->grad_accumulator)), 0};
+  Ptr<Node> acc = make<AccumulateGrad>(t);
+  m->grad_accumulator = acc.get();
+  return {std::move(acc), 0};
+}
+
+InputMeta meta_of(const TensorImpl& t) { return {t.sizes(), t.dtype(), t.device()}; }
+
+Tensor sum_to(const Tensor& t, const Dims& shape) {
+  const Dims& sizes = t->sizes();
+  if (sizes == shape) return t;
+  int64_t lead = static_cast<int64_t>(sizes.size()) - static_cast<int64_t>(shape.size());
+  TN_CHECK(lead >= 0, "sum_to: ", dims_str(sizes), " cannot be reduced to ", dims_str(shape));
+  Dims dims;
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (int64_t i = lead; i < static_cast<int64_t>(sizes.size()); ++i)
+    if (shape[i - lead] == 1 && sizes[i] != 1) dims.push_back(i);
+  Tensor r = t;
+  if (!dims.empty())
+    r = call_tensor("aten::sum.dim_IntList",
+                    {Value::of(r), Value::of_ints(dims), Value::of_bool(true)});
+  return lead > 0 ? ops::view(r, shape) : r;
+}
+
+}  // namespace tn::autograd

@@ -1,0 +1,109 @@
+// Autograd's graph (docs/ARCHITECTURE.md, "Autograd"): the Autograd key records one Node per
+// differentiable call that has an input requiring grad, under grad mode. A node's inputs are the
+// gradients of its forward call's outputs (by output_nr); its outputs are the gradients of the
+// forward call's differentiable inputs, each sent along an Edge to the node that made that input
+// (its grad_fn) or, for a leaf, to the leaf's AccumulateGrad. The engine (engine.h) runs the
+// nodes in upstream's order. Pure C++: csrc/python gives nodes their Python faces.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor_impl.h"
+
+namespace tn::autograd {
+
+class Node;
+
+// Where a gradient goes: input `input_nr` of `fn`. An empty edge: that input needs no gradient.
+struct Edge {
+  Ptr<Node> fn;
+  uint32_t input_nr = 0;
+  explicit operator bool() const { return static_cast<bool>(fn); }
+};
+
+// A null Tensor is "no gradient" (upstream's undefined tensor), taken as zeros where needed.
+using Grads = std::vector<Tensor>;
+
+// What a gradient for one of a node's inputs must look like (one per forward output), so the
+// engine can reduce a broadcast gradient, cast its dtype, or refuse it as upstream does.
+struct InputMeta {
+  Dims sizes;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+class Node : public RefCounted {
+ public:
+  Node();
+  ~Node() override;
+  // What upstream's grad_fn.name() says (MulBackward0, torch::autograd::AccumulateGrad...).
+  virtual const char* name() const = 0;
+  // The Python class of its grad_fn object (MulBackward0, AccumulateGrad...).
+  virtual const char* class_name() const { return name(); }
+  // Gradients for this node's outputs (one per edge in `next`) from those of its inputs.
+  virtual Grads apply(Grads&& grads) = 0;
+  // Drops what the node saved for backward (after a backward without retain_graph).
+  virtual void release_saved() {}
+  // The order upstream's engine runs ready nodes in: later-made nodes first; AccumulateGrad
+  // nodes take the highest number, as upstream's do, so they run as soon as they are ready.
+  uint64_t sequence_nr() const { return seq_; }
+
+  std::vector<Edge> next;
+  std::vector<InputMeta> inputs;
+  void* python_face = nullptr;  // csrc/python's object for the node, if alive (non-owning)
+
+ protected:
+  explicit Node(uint64_t seq) : seq_(seq) {}
+
+ private:
+  uint64_t seq_;
+};
+
+// A leaf's sink: adds the gradient into the leaf's .grad (upstream's accumulation rules). Owns
+// the leaf; the leaf points back without owning (AutogradMeta::grad_accumulator).
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  ~AccumulateGrad() override;
+  const char* name() const override { return "torch::autograd::AccumulateGrad"; }
+  const char* class_name() const override { return "AccumulateGrad"; }
+  Grads apply(Grads&& grads) override;
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+// A node that refuses at backward time, naming what is missing (an op without a derivative, or
+// a history we cannot yet replay): forward runs, backward through it raises NotImplementedError.
+class Unsupported final : public Node {
+ public:
+  // class_name: the Python class; name: what name() says (upstream's for that node).
+  Unsupported(const char* class_name, const char* name, std::string why)
+      : class_name_(class_name), name_(name), why_(std::move(why)) {}
+  const char* name() const override { return name_; }
+  const char* class_name() const override { return class_name_; }
+  Grads apply(Grads&& grads) override;
+
+ private:
+  const char* class_name_;
+  const char* name_;
+  std::string why_;
+};
+
+// The edge a gradient for t takes: its grad_fn's output, its (shared) AccumulateGrad if it is a
+// leaf requiring grad, else empty.
+Edge gradient_edge(const Tensor& t);
+
+// The node that made t, or null (leaves, and tensors that do not require grad).
+Node* grad_fn_of(const TensorImpl& t);
+
+// t's shape, dtype and device, as a gradient for it must have.
+InputMeta meta_of(const TensorImpl& t);
+
+// t reduced by summation to `shape` (upstream's sum_to: leading dims summed away, dims of size
+// one in shape summed with keepdim), through door ops. t itself when nothing needs summing.
+Tensor sum_to(const Tensor& t, const Dims& shape);
+
+}  // namespace tn::autograd

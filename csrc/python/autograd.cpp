@@ -1,0 +1,253 @@
+// Autograd's Python face: grad_fn objects (one class per node name, e.g. MulBackward0, kept in
+// torch._C._functions as upstream's are, so torch.autograd.graph.Node recognises them) and
+// torch._C._ImperativeEngine.run_backward, which torch.autograd.backward and grad call. The
+// graph and the engine are the core's (csrc/autograd); this file only converts.
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "autograd/engine.h"
+#include "autograd/node.h"
+#include "python/errors.h"
+#include "python/init.h"
+#include "python/tensor.h"
+
+namespace tn::py {
+
+PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);  // state.cpp
+
+PyObject* node_face(autograd::Node* n);
+
+namespace {
+
+using autograd::Node;
+
+struct NodeObject {
+  PyObject_HEAD
+  Node* node;          // owned reference (intrusive)
+  PyObject* metadata;  // grad_fn.metadata, made at first use
+};
+
+void node_dealloc(PyObject* self) {
+  auto* o = reinterpret_cast<NodeObject*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  o->node->python_face = nullptr;
+  Ptr<Node>::adopt(o->node);  // drops the reference
+  Py_XDECREF(o->metadata);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+Node* node_of(PyObject* self) { return reinterpret_cast<NodeObject*>(self)->node; }
+
+PyObject* node_name(PyObject* self, PyObject*) {
+  return PyUnicode_FromString(node_of(self)->name());
+}
+PyObject* node_sequence_nr(PyObject* self, PyObject*) {
+  return PyLong_FromUnsignedLongLong(node_of(self)->sequence_nr());
+}
+PyObject* node_hooks_refused(PyObject* self, PyObject*) {
+  PyErr_Format(PyExc_NotImplementedError,
+               "torchnative: hooks on grad_fn (%s) are not implemented yet (autograd, issue 8)",
+               node_of(self)->name());
+  return nullptr;
+}
+
+PyObject* next_functions(PyObject* self, void*) {
+  const auto& next = node_of(self)->next;
+  PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(next.size()));
+  if (!out) return nullptr;
+  for (size_t i = 0; i < next.size(); ++i) {
+    PyObject* fn = next[i] ? node_face(next[i].fn.get()) : Py_NewRef(Py_None);
+    PyObject* pair = fn ? Py_BuildValue("(NI)", fn, next[i].input_nr) : nullptr;
+    if (!pair) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(out, static_cast<Py_ssize_t>(i), pair);
+  }
+  return out;
+}
+PyObject* metadata(PyObject* self, void*) {
+  auto* o = reinterpret_cast<NodeObject*>(self);
+  if (!o->metadata && !(o->metadata = PyDict_New())) return nullptr;
+  return Py_NewRef(o->metadata);
+}
+// AccumulateGrad.variable: the leaf it accumulates into.
+PyObject* variable(PyObject* self, void*) {
+  auto* acc = dynamic_cast<autograd::AccumulateGrad*>(node_of(self));
+  if (!acc) {
+    PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'",
+                 node_of(self)->class_name());
+    return nullptr;
+  }
+  return wrap_tensor(acc->variable());
+}
+
+PyMethodDef kNodeMethods[] = {
+    {"name", node_name, METH_NOARGS, nullptr},
+    {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},
+    {"register_hook", node_hooks_refused, METH_VARARGS, nullptr},
+    {"register_prehook", node_hooks_refused, METH_VARARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+PyGetSetDef kNodeGetSet[] = {{"next_functions", next_functions, nullptr, nullptr, nullptr},
+                             {"metadata", metadata, nullptr, nullptr, nullptr},
+                             {"variable", variable, nullptr, nullptr, nullptr},
+                             {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// The class for a node name, made once and published in torch._C._functions.
+PyTypeObject* node_type(const char* name) {
+  static std::unordered_map<std::string, PyTypeObject*> types;
+  auto it = types.find(name);
+  if (it != types.end()) return it->second;
+  PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(node_dealloc)},
+                         {Py_tp_methods, kNodeMethods},
+                         {Py_tp_getset, kNodeGetSet},
+                         {0, nullptr}};
+  // "builtins.<name>": __module__ builtins and the bare name, as upstream's classes have.
+  std::string* kept = new std::string(std::string("builtins.") + name);  // outlives the type
+  PyType_Spec spec = {kept->c_str(), sizeof(NodeObject), 0, Py_TPFLAGS_DEFAULT, slots};
+  auto* type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
+  if (!type) return nullptr;
+  // Not constructible from Python, as upstream's C++ nodes; printed by the bare name.
+  type->tp_new = nullptr;
+  type->tp_name = kept->c_str() + std::strlen("builtins.");
+  PyObject* functions = module("torch._C._functions");
+  if (functions) PyObject_SetAttrString(functions, name, reinterpret_cast<PyObject*>(type));
+  types.emplace(name, type);
+  return type;
+}
+
+// _ImperativeEngine.run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=(),
+// allow_unreachable=False, accumulate_grad=True).
+PyObject* run_backward(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"self",   "tensors", "grad_tensors", "keep_graph", "create_graph",
+                             "inputs", "allow_unreachable", "accumulate_grad", nullptr};
+  PyObject *engine, *tensors, *grads, *inputs = nullptr;
+  int keep = 0, create = 0, unreachable = 0, accumulate = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOpp|Opp:run_backward",
+                                   const_cast<char**>(kw), &engine, &tensors, &grads, &keep,
+                                   &create, &inputs, &unreachable, &accumulate))
+    return nullptr;
+  TN_PY_TRY
+  PyObject* ts = PySequence_Fast(tensors, "tensors must be a sequence");
+  if (!ts) return nullptr;
+  PyObject* gs = PySequence_Fast(grads, "grad_tensors must be a sequence");
+  if (!gs) {
+    Py_DECREF(ts);
+    return nullptr;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(ts);
+  std::vector<autograd::Edge> roots;
+  autograd::Grads root_grads;
+  std::string error;
+  for (Py_ssize_t i = 0; i < n && error.empty(); ++i) {
+    PyObject* t = PySequence_Fast_GET_ITEM(ts, i);
+    if (!is_tensor(t)) {
+      error = "torchnative: run_backward of a GradientEdge is not implemented yet";
+      break;
+    }
+    autograd::Edge e = autograd::gradient_edge(Tensor(impl_of(t)));
+    if (!e) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "element %zd of tensors does not require grad and does not have a grad_fn",
+                   i);
+      Py_DECREF(ts);
+      Py_DECREF(gs);
+      return nullptr;
+    }
+    roots.push_back(std::move(e));
+    PyObject* g = i < PySequence_Fast_GET_SIZE(gs) ? PySequence_Fast_GET_ITEM(gs, i) : Py_None;
+    root_grads.push_back(is_tensor(g) ? Tensor(impl_of(g)) : Tensor());
+  }
+  Py_DECREF(ts);
+  Py_DECREF(gs);
+  if (!error.empty()) {
+    PyErr_SetString(PyExc_NotImplementedError, error.c_str());
+    return nullptr;
+  }
+  std::vector<autograd::Edge> wanted;
+  if (inputs && inputs != Py_None) {
+    PyObject* is = PySequence_Fast(inputs, "inputs must be a sequence");
+    if (!is) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(is); ++i) {
+      PyObject* t = PySequence_Fast_GET_ITEM(is, i);
+      const char* refusal = nullptr;
+      autograd::Edge e;
+      if (!is_tensor(t)) {
+        refusal = "torchnative: run_backward with a GradientEdge input is not implemented yet";
+      } else {
+        TensorImpl* x = impl_of(t);
+        e = autograd::gradient_edge(Tensor(x));
+        if (!e) {
+          Py_DECREF(is);
+          PyErr_SetString(PyExc_RuntimeError,
+                          "One of the differentiated Tensors does not require grad");
+          return nullptr;
+        }
+        if (accumulate && !x->is_leaf())
+          refusal = "torchnative: backward(inputs=...) with a non-leaf input is not implemented "
+                    "yet (autograd, issue 8)";
+      }
+      if (refusal) {
+        Py_DECREF(is);
+        PyErr_SetString(PyExc_NotImplementedError, refusal);
+        return nullptr;
+      }
+      wanted.push_back(std::move(e));
+    }
+    Py_DECREF(is);
+  }
+  autograd::BackwardOptions opt;
+  opt.keep_graph = keep;
+  opt.create_graph = create;
+  opt.accumulate_grad = accumulate;
+  opt.allow_unreachable = unreachable;
+  autograd::Grads out = autograd::run_backward(roots, std::move(root_grads), wanted, opt);
+  if (accumulate) return PyTuple_New(0);
+  PyObject* result = PyTuple_New(static_cast<Py_ssize_t>(out.size()));
+  if (!result) return nullptr;
+  for (size_t i = 0; i < out.size(); ++i) {
+    PyObject* g = out[i] ? wrap_tensor(out[i]) : Py_NewRef(Py_None);
+    if (!g) {
+      Py_DECREF(result);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(result, static_cast<Py_ssize_t>(i), g);
+  }
+  return result;
+  TN_PY_CATCH(nullptr)
+}
+PyMethodDef run_backward_def = {"run_backward", reinterpret_cast<PyCFunction>(run_backward),
+                                METH_VARARGS | METH_KEYWORDS, nullptr};
+
+}  // namespace
+
+PyObject* node_face(Node* n) {
+  if (!n) Py_RETURN_NONE;
+  if (n->python_face) return Py_NewRef(static_cast<PyObject*>(n->python_face));
+  PyTypeObject* type = node_type(n->class_name());
+  if (!type) return nullptr;
+  auto* o = PyObject_New(NodeObject, type);
+  if (!o) return nullptr;
+  n->incref();
+  o->node = n;
+  o->metadata = nullptr;
+  n->python_face = o;
+  return reinterpret_cast<PyObject*>(o);
+}
+
+bool init_autograd_late() {
+  for (const char* name : {"AccumulateGrad", "NotImplemented", "CopySlices"})
+    if (!node_type(name)) return false;
+  PyObject* f = make_builtin(run_backward_def, "run_backward", nullptr);
+  PyObject* m = f ? PyInstanceMethod_New(f) : nullptr;
+  Py_XDECREF(f);
+  PyObject* engine = m ? PyObject_GetAttrString(module("torch._C"), "_ImperativeEngine") : nullptr;
+  int rc = engine ? PyObject_SetAttrString(engine, "run_backward", m) : -1;
+  Py_XDECREF(engine);
+  Py_XDECREF(m);
+  return rc == 0;
+}
+
+}  // namespace tn::py
