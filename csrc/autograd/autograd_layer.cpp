@@ -103,7 +103,23 @@ class FormulaNode final : public Node {
                                 Value{}, Value::of_device(inputs[i].device)});
     std::vector<bool> needs(next.size());
     for (size_t e = 0; e < next.size(); ++e) needs[e] = static_cast<bool>(next[e]);
-    Saved s{args, results, needs, metas};
+    // Under create_graph, a kept output comes back with this node as its history (upstream's
+    // SavedVariable::unpack), so the backward of the backward reaches through it.
+    std::vector<Tensor> with_history;
+    if (grad_mode_enabled() && !results.empty()) {
+      with_history.resize(results.size());
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (!results[i]) continue;
+        Tensor a = without_history(results[i]);
+        a->set_requires_grad(true);
+        AutogradMeta& m = a->ensure_autograd_meta();
+        m.is_leaf = false;
+        m.grad_fn = Ptr<RefCounted>(this);
+        m.output_nr = static_cast<int>(i);
+        with_history[i] = std::move(a);
+      }
+    }
+    Saved s{args, with_history.empty() ? results : with_history, needs, metas};
     Grads out = f_->backward(s, grads);
     out.resize(next.size());
     return out;
@@ -313,10 +329,17 @@ void autograd_kernel(Call& call) {
   for (Value& v : call.results) {
     if (v.tag == Value::Tag::Tensor) {
       if (in_place && v.tensor && v.tensor->view_base()) poison_base_of(v.tensor);
-      set_history(v.tensor, node, output_nr);
+      bool nondiff = fnode && output_nr < 32 &&
+                     (fnode->formula()->nondifferentiable_outputs >> output_nr & 1u);
+      if (nondiff) {
+        node->inputs.push_back(meta_of(*v.tensor));  // keeps output_nr numbering
+      } else {
+        set_history(v.tensor, node, output_nr);
+      }
       if (fnode && fnode->results.size() <= static_cast<size_t>(output_nr))
         fnode->results.resize(static_cast<size_t>(output_nr) + 1);
-      if (fnode && v.tensor && fnode->formula()->saves_results) {
+      if (fnode && v.tensor && output_nr < 32 &&
+          (fnode->formula()->saves_results >> output_nr & 1u)) {
         fnode->results[static_cast<size_t>(output_nr)] = without_history(v.tensor);
         fnode->keep(fnode->results[static_cast<size_t>(output_nr)], true, output_nr);
       }

@@ -127,6 +127,14 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
     Grads in = std::move(buffers[n]);
     buffers.erase(n);
     in.resize(n->inputs.size());
+    auto hook = [&](const std::vector<std::pair<uint32_t, GradHook>>& hooks) {
+      for (const auto& [nr, h] : hooks)
+        if (nr < in.size() && in[nr])
+          if (Tensor r = h(in[nr])) in[nr] = std::move(r);
+    };
+    hook(n->tensor_hooks);
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) in[0] = run_leaf_hooks(acc->variable(), in[0]);
+    hook(n->retain_hooks);
     auto cap = captures.find(n);
     if (cap != captures.end())
       for (const auto& [input_nr, k] : cap->second)

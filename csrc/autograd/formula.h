@@ -2,8 +2,8 @@
 // csrc/autograd/derivatives/ with door ops (tn::call), so a formula runs on every back end and,
 // under create_graph, is itself recorded (double backward). Each names the node as upstream's
 // derivatives.yaml does (MulBackward0...), the schema arguments that get gradients (the node's
-// edges, in that order), and what backward reads: only those arguments (and, with
-// saves_results, the outputs) are kept, and each kept tensor's version is checked at backward
+// edges, in that order), and what backward reads: only those arguments (and the outputs
+// saves_results names) are kept, and each kept tensor's version is checked at backward
 // time as upstream's SavedVariable checks it.
 #pragma once
 
@@ -57,8 +57,10 @@ struct Formula {
   const char* name;            // upstream's node class name
   std::vector<int> inputs;     // schema argument positions that receive gradients
   std::vector<Read> reads;     // tensor arguments backward reads (kept, version-checked)
-  bool saves_results = false;  // backward reads the outputs (kept as aliases without history)
+  uint32_t saves_results = 0;  // bit i: backward reads output i (kept without its history)
   Backward backward = nullptr;  // one gradient (or null) per edge
+  uint32_t nondifferentiable_outputs = 0;  // bit i: output i gets no history (upstream's
+                                           // output_differentiability False)
 };
 
 // Registers op_key's formula (at static initialisation, from the derivatives/ files).

@@ -61,6 +61,16 @@ Grads AccumulateGrad::apply(Grads&& grads) {
 
 Grads Unsupported::apply(Grads&&) { TN_FAIL(NotImplemented, why_); }
 
+namespace {
+LeafHookRunner g_leaf_hooks = nullptr;
+}  // namespace
+void set_leaf_hook_runner(LeafHookRunner run) { g_leaf_hooks = run; }
+Tensor run_leaf_hooks(const Tensor& leaf, const Tensor& grad) {
+  const AutogradMeta* m = leaf->autograd_meta();
+  if (!grad || !g_leaf_hooks || !m || !m->has_hooks) return grad;
+  return g_leaf_hooks(leaf, grad);
+}
+
 Node* grad_fn_of(const TensorImpl& t) {
   AutogradMeta* m = t.autograd_meta();
   return m ? static_cast<Node*>(m->grad_fn.get()) : nullptr;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/tensor_impl.h"
@@ -24,6 +25,10 @@ struct Edge {
 
 // A null Tensor is "no gradient" (upstream's undefined tensor), taken as zeros where needed.
 using Grads = std::vector<Tensor>;
+
+// A hook on the gradient arriving at one of a node's inputs (a tensor's register_hook, or its
+// retain_grad): returns the gradient to use instead, or null to keep it.
+using GradHook = std::function<Tensor(const Tensor&)>;
 
 // What a gradient for one of a node's inputs must look like (one per forward output), so the
 // engine can reduce a broadcast gradient, cast its dtype, or refuse it as upstream does.
@@ -51,6 +56,10 @@ class Node : public RefCounted {
 
   std::vector<Edge> next;
   std::vector<InputMeta> inputs;
+  // Run by the engine on input input_nr's gradient before the node (upstream's tensor
+  // pre-hooks: register_hook's first, retain_grad's last).
+  std::vector<std::pair<uint32_t, GradHook>> tensor_hooks;
+  std::vector<std::pair<uint32_t, GradHook>> retain_hooks;
   void* python_face = nullptr;  // csrc/python's object for the node, if alive (non-owning)
 
  protected:
@@ -91,6 +100,13 @@ class Unsupported final : public Node {
   const char* name_;
   std::string why_;
 };
+
+// A leaf's own hooks (register_hook on a tensor without grad_fn) live with the leaf, not its
+// AccumulateGrad: csrc/python installs the runner, which the engine calls on every gradient
+// arriving at a leaf whose AutogradMeta::has_hooks is set.
+using LeafHookRunner = Tensor (*)(const Tensor& leaf, const Tensor& grad);
+void set_leaf_hook_runner(LeafHookRunner run);
+Tensor run_leaf_hooks(const Tensor& leaf, const Tensor& grad);
 
 // The edge a gradient for t takes: its grad_fn's output, its (shared) AccumulateGrad if it is a
 // leaf requiring grad, else empty.

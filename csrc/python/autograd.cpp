@@ -8,6 +8,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/node.h"
+#include "dispatch/kernel.h"
 #include "python/errors.h"
 #include "python/init.h"
 #include "python/tensor.h"
@@ -19,6 +20,62 @@ PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* sel
 PyObject* node_face(autograd::Node* n);
 
 namespace {
+
+// A strong reference that std::function can copy (the GIL is held wherever hooks are made,
+// run or dropped: every call into the core from Python holds it).
+struct PyRef {
+  PyObject* o;
+  explicit PyRef(PyObject* p) : o(Py_NewRef(p)) {}
+  PyRef(const PyRef& r) : o(Py_NewRef(r.o)) {}
+  PyRef& operator=(const PyRef&) = delete;
+  ~PyRef() { Py_DECREF(o); }
+};
+
+// Calls each hook of a tensor's _backward_hooks dict on grad, in order; a hook's tensor result
+// replaces the gradient (upstream's PyFunctionTensorPreHook). Null when none replaced it.
+Tensor call_hooks(PyObject* dict, const Tensor& grad) {
+  if (!dict || !PyDict_Check(dict) || PyDict_Size(dict) == 0) return Tensor();
+  PyObject* hooks = PyDict_Values(dict);  // a copy: a hook may remove itself
+  if (!hooks) throw PythonErrorSet();
+  Tensor g = grad;
+  bool replaced = false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); ++i) {
+    PyObject* arg = wrap_tensor(g);
+    PyObject* r = arg ? PyObject_CallOneArg(PyList_GET_ITEM(hooks, i), arg) : nullptr;
+    Py_XDECREF(arg);
+    if (!r) {
+      Py_DECREF(hooks);
+      throw PythonErrorSet();
+    }
+    if (r != Py_None) {
+      if (!is_tensor(r)) {
+        PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+        Py_DECREF(r);
+        Py_DECREF(hooks);
+        throw PythonErrorSet();
+      }
+      g = Tensor(impl_of(r));
+      replaced = true;
+    }
+    Py_DECREF(r);
+  }
+  Py_DECREF(hooks);
+  return replaced ? g : Tensor();
+}
+
+PyObject* hooks_of(PyObject* tensor) {
+  PyObject* d = reinterpret_cast<TensorObject*>(tensor)->dict;
+  return d ? PyDict_GetItemString(d, "__tn_backward_hooks") : nullptr;  // borrowed
+}
+
+// The leaf hook runner (node.h): the hooks of the leaf's Python object.
+Tensor run_python_leaf_hooks(const Tensor& leaf, const Tensor& grad) {
+  auto* face = static_cast<PyObject*>(leaf->python_object());
+  if (!face) return grad;
+  Tensor r = call_hooks(hooks_of(face), grad);
+  return r ? r : grad;
+}
 
 using autograd::Node;
 
@@ -84,8 +141,26 @@ PyObject* variable(PyObject* self, void*) {
   return wrap_tensor(acc->variable());
 }
 
+// grad_fn._register_hook_dict(tensor): the tensor's _backward_hooks run on the gradient of
+// the output it is (Tensor.register_hook's non-leaf case).
+PyObject* register_hook_dict(PyObject* self, PyObject* tensor) {
+  if (!is_tensor(tensor)) {
+    PyErr_SetString(PyExc_TypeError, "_register_hook_dict expects a Tensor");
+    return nullptr;
+  }
+  const AutogradMeta* m = impl_of(tensor)->autograd_meta();
+  PyObject* dict = hooks_of(tensor);
+  if (!dict) Py_RETURN_NONE;
+  PyRef held(dict);
+  node_of(self)->tensor_hooks.emplace_back(
+      static_cast<uint32_t>(m ? m->output_nr : 0),
+      [held](const Tensor& g) { return call_hooks(held.o, g); });
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kNodeMethods[] = {
     {"name", node_name, METH_NOARGS, nullptr},
+    {"_register_hook_dict", register_hook_dict, METH_O, nullptr},
     {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},
     {"register_hook", node_hooks_refused, METH_VARARGS, nullptr},
     {"register_prehook", node_hooks_refused, METH_VARARGS, nullptr},
@@ -237,7 +312,65 @@ PyObject* node_face(Node* n) {
   return reinterpret_cast<PyObject*>(o);
 }
 
+// Tensor._backward_hooks: the dict register_hook fills (kept in the instance dict, under a
+// private key); setting it on a leaf tells the engine to run it (AutogradMeta::has_hooks).
+PyObject* get_backward_hooks(PyObject* self, void*) {
+  PyObject* d = hooks_of(self);
+  return Py_NewRef(d ? d : Py_None);
+}
+int set_backward_hooks(PyObject* self, PyObject* value, void*) {
+  auto* o = reinterpret_cast<TensorObject*>(self);
+  if (!o->dict && !(o->dict = PyDict_New())) return -1;
+  if (!value || value == Py_None) {
+    if (PyDict_GetItemString(o->dict, "__tn_backward_hooks") &&
+        PyDict_DelItemString(o->dict, "__tn_backward_hooks") != 0)
+      return -1;
+  } else if (PyDict_SetItemString(o->dict, "__tn_backward_hooks", value) != 0) {
+    return -1;
+  }
+  TensorImpl* t = impl_of(self);
+  if (value && value != Py_None) t->ensure_autograd_meta().has_hooks = true;
+  else if (AutogradMeta* m = t->autograd_meta()) m->has_hooks = false;
+  return 0;
+}
+PyObject* get_retains_grad(PyObject* self, void*) {
+  const AutogradMeta* m = impl_of(self)->autograd_meta();
+  return PyBool_FromLong(m && m->retains_grad);
+}
+
+// Tensor.retain_grad(): a non-leaf keeps the gradient that reaches it in .grad (summed over
+// backward calls), after its own hooks, as upstream's; a no-op on a leaf.
+PyObject* tensor_retain_grad(PyObject* self, PyObject*) {
+  TensorImpl* t = impl_of(self);
+  if (!t->requires_grad()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "can't retain_grad on Tensor that has requires_grad=False");
+    return nullptr;
+  }
+  if (t->is_leaf()) Py_RETURN_NONE;
+  AutogradMeta& m = t->ensure_autograd_meta();
+  if (m.retains_grad) Py_RETURN_NONE;
+  Node* fn = autograd::grad_fn_of(*t);
+  if (!fn) Py_RETURN_NONE;
+  PyObject* weak = PyWeakref_NewRef(self, nullptr);
+  if (!weak) return nullptr;
+  PyRef held(weak);
+  Py_DECREF(weak);
+  fn->retain_hooks.emplace_back(static_cast<uint32_t>(m.output_nr), [held](const Tensor& g) {
+    PyObject* face = PyWeakref_GetObject(held.o);
+    if (face && face != Py_None) {
+      AutogradMeta& tm = impl_of(face)->ensure_autograd_meta();
+      tm.grad = tm.grad ? call_tensor("aten::add.Tensor", {Value::of(tm.grad), Value::of(g)})
+                        : call_tensor("aten::clone", {Value::of(g)});
+    }
+    return Tensor();
+  });
+  m.retains_grad = true;
+  Py_RETURN_NONE;
+}
+
 bool init_autograd_late() {
+  autograd::set_leaf_hook_runner(run_python_leaf_hooks);
   for (const char* name : {"AccumulateGrad", "NotImplemented", "CopySlices"})
     if (!node_type(name)) return false;
   PyObject* f = make_builtin(run_backward_def, "run_backward", nullptr);

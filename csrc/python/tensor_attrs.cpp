@@ -15,6 +15,9 @@
 namespace tn::py {
 
 PyObject* node_face(autograd::Node* n);  // autograd.cpp
+PyObject* get_backward_hooks(PyObject* self, void*);
+int set_backward_hooks(PyObject* self, PyObject* value, void*);
+PyObject* get_retains_grad(PyObject* self, void*);
 
 namespace {
 
@@ -174,18 +177,6 @@ PyObject* get_mT(PyObject* self, void*) {
   return call_view(self, "aten::transpose.int", {Value::of_int(-2), Value::of_int(-1)});
 }
 
-// _backward_hooks: None until hooks are registered; stored in the instance dict.
-PyObject* get_hooks(PyObject* self, void*) {
-  PyObject* dict = O(self)->dict;
-  PyObject* v = dict ? PyDict_GetItemString(dict, "__tn_backward_hooks") : nullptr;
-  return Py_NewRef(v ? v : Py_None);
-}
-int set_hooks(PyObject* self, PyObject* value, void*) {
-  if (!O(self)->dict) O(self)->dict = PyDict_New();
-  if (!value) return PyDict_DelItemString(O(self)->dict, "__tn_backward_hooks");
-  return PyDict_SetItemString(O(self)->dict, "__tn_backward_hooks", value);
-}
-
 }  // namespace
 
 PyGetSetDef kTensorGetSet[] = {
@@ -202,6 +193,8 @@ PyGetSetDef kTensorGetSet[] = {
     {"grad", get_grad, set_grad, nullptr, nullptr},
     {"_grad", get_grad, set_grad, nullptr, nullptr},
     {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"_backward_hooks", get_backward_hooks, set_backward_hooks, nullptr, nullptr},
+    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"_grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
     {"data", get_data, set_data, nullptr, nullptr},
     {"_base", get_base, nullptr, nullptr, nullptr},
@@ -227,7 +220,6 @@ PyGetSetDef kTensorGetSet[] = {
     {"is_quantized", get_false, nullptr, nullptr, nullptr},
     {"is_mkldnn", get_false, nullptr, nullptr, nullptr},
     {"is_nested", get_false, nullptr, nullptr, nullptr},
-    {"_backward_hooks", get_hooks, set_hooks, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 }  // namespace tn::py

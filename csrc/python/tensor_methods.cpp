@@ -27,6 +27,8 @@ bool wrap_dim(int64_t dim, int64_t ndim, int64_t* out) {
   return true;
 }
 
+PyObject* tensor_retain_grad(PyObject* self, PyObject*);  // autograd.cpp
+
 namespace {
 
 TensorImpl* T(PyObject* self) { return impl_of(self); }
@@ -325,6 +327,7 @@ PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
 
 PyMethodDef kTensorMethods[] = {
     {"as_subclass", m_as_subclass, METH_O, nullptr},
+    {"retain_grad", tensor_retain_grad, METH_NOARGS, nullptr},
     {"size", reinterpret_cast<PyCFunction>(m_size), METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"stride", reinterpret_cast<PyCFunction>(m_stride), METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"dim", m_dim, METH_NOARGS, nullptr},

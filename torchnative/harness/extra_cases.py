@@ -51,6 +51,14 @@ def written(dtype):
         "aten.divide.Scalar_mode": ((a, 2), {"rounding_mode": "floor"}),
         "aten.divide_.Scalar_mode": ((a, 2), {"rounding_mode": "trunc"}),
         "aten.divide.out_mode": ((a, b), {"rounding_mode": "floor", "out": Out()}),
+        # The pointwise backward kernels (autograd's formulas call them): output-like second
+        # operands in (-1, 1) for tanh's, (0, 1) for sigmoid's; a threshold inside a's range.
+        "aten.tanh_backward.default": ((a, b / 4 - 0.5), {}),
+        "aten.tanh_backward.grad_input": ((a, b / 4 - 0.5), {"grad_input": Out()}),
+        "aten.sigmoid_backward.default": ((a, b / 4), {}),
+        "aten.sigmoid_backward.grad_input": ((a, b / 4), {"grad_input": Out()}),
+        "aten.threshold_backward.default": ((a, b, 2.0), {}),
+        "aten.threshold_backward.grad_input": ((a, b, 2.0), {"grad_input": Out()}),
         "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
         "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
         "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),
@@ -148,6 +156,8 @@ def functional_of(overload: str) -> list[str]:
         names = ["default", "Tensor", "dim_IntList"]
     elif ov == "out_mode":
         names = ["Tensor_mode"]
+    elif ov == "grad_input":  # the backward kernels' out= spelling
+        names = ["default"]
     else:
         names = [ov.removesuffix("_out"), ov.removesuffix("_out") + "_int",
                  "dim_" + ov.removesuffix("_out")]

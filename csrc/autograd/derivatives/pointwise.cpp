@@ -1,6 +1,8 @@
 // Derivatives of the pointwise ops (upstream's derivatives.yaml entries, its formulas written
 // again with door ops). Broadcast inputs get their gradient reduced by the engine (sum_to), and
 // each gradient is cast to its input's dtype there too, as upstream's validate_outputs does.
+#include <cmath>
+
 #include "autograd/derivatives/helpers.h"
 
 namespace tn::autograd {
@@ -49,21 +51,44 @@ Grads sqrt_backward(const Saved& s, const Grads& g) {
 Grads rsqrt_backward(const Saved& s, const Grads& g) {
   return {mul(mul(g[0], Scalar::from_double(-0.5)), pow(s.result(0), Scalar::from_int(3)))};
 }
-// tanh: grad * (1 - result^2) (upstream's tanh_backward).
+// tanh: upstream's tanh_backward(grad, result) (elementwise_backward.cpp).
 Grads tanh_backward(const Saved& s, const Grads& g) {
-  const Tensor& y = s.result(0);
-  return {mul(g[0], rsub(mul(y, y), Scalar::from_int(1)))};
+  return {call_tensor("aten::tanh_backward", {V(g[0]), V(s.result(0))})};
 }
-// sigmoid: grad * (1 - result) * result (upstream's sigmoid_backward).
+// sigmoid: upstream's sigmoid_backward(grad, result).
 Grads sigmoid_backward(const Saved& s, const Grads& g) {
-  const Tensor& y = s.result(0);
-  return {mul(mul(g[0], rsub(y, Scalar::from_int(1))), y)};
+  return {call_tensor("aten::sigmoid_backward", {V(g[0]), V(s.result(0))})};
 }
-// relu: grad where result > 0, else 0 (upstream's threshold_backward(grad, result, 0)).
+// The backward kernels' own derivatives (double backward), as derivatives.yaml gives them:
+// tanh_backward(go, y): go: tanh_backward(grad, y); y: grad * (-2 y go).
+Grads tanh_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& go = s.tensor(0);
+  const Tensor& y = s.tensor(1);
+  return {s.need(0) ? call_tensor("aten::tanh_backward", {V(g[0]), V(y)}) : Tensor(),
+          s.need(1) ? mul(g[0], mul(mul(y, Scalar::from_int(-2)), go)) : Tensor()};
+}
+// sigmoid_backward(go, y): go: sigmoid_backward(grad, y); y: grad * go * (1 - 2 y).
+Grads sigmoid_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& go = s.tensor(0);
+  const Tensor& y = s.tensor(1);
+  Tensor one_minus_2y =
+      call_tensor("aten::add.Scalar", {V(mul(y, Scalar::from_int(-2))), S(Scalar::from_int(1))});
+  return {s.need(0) ? call_tensor("aten::sigmoid_backward", {V(g[0]), V(y)}) : Tensor(),
+          s.need(1) ? mul(mul(g[0], go), one_minus_2y) : Tensor()};
+}
+// threshold_backward(go, self, threshold): go: threshold_backward(grad, self, threshold);
+// self: zeros.
+Grads threshold_backward_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(1);
+  return {s.need(0) ? call_tensor("aten::threshold_backward", {V(g[0]), V(s.tensor(1)), s.arg(2)})
+                    : Tensor(),
+          s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
+}
+
+// relu: upstream's threshold_backward(grad, result, 0).
 Grads relu_backward(const Saved& s, const Grads& g) {
-  Tensor positive = call_tensor("aten::gt.Scalar", {V(s.result(0)), S(Scalar::from_int(0))});
-  return {call_tensor("aten::where.ScalarOther",
-                      {V(positive), V(g[0]), S(Scalar::from_int(0))})};
+  return {call_tensor("aten::threshold_backward",
+                      {V(g[0]), V(s.result(0)), S(Scalar::from_int(0))})};
 }
 // pow(self, exponent): zeros when exponent is 0, else grad * (exponent * self^(exponent - 1)).
 Grads pow_scalar_backward(const Saved& s, const Grads& g) {
@@ -78,8 +103,55 @@ Grads to_copy_backward(const Saved& s, const Grads& g) {
   return {to_dtype(g[0], s.meta(0).dtype)};
 }
 
+Tensor unary(const char* op, const Tensor& a) { return call_tensor(op, {V(a)}); }
+Tensor add_scalar(const Tensor& a, double x) {
+  return call_tensor("aten::add.Scalar", {V(a), S(Scalar::from_double(x))});
+}
+
+// gelu(self, approximate): upstream's gelu_backward. 'none': grad * (Phi(x) + x phi(x)), Phi the
+// normal CDF through erf, phi its density. 'tanh': the derivative of
+// 0.5 x (1 + tanh(b (x + k x^3))): 0.5 (1 + t) + 0.5 x (1 - t^2) b (1 + 3 k x^2).
+Grads gelu_backward(const Saved& s, const Grads& g) {
+  const Tensor& x = s.tensor(0);
+  if (s.arg(1).str == "tanh") {
+    const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+    Tensor x2 = mul(x, x);
+    Tensor inner = mul(add(x, mul(mul(x2, x), Scalar::from_double(kappa))),
+                       Scalar::from_double(beta));
+    Tensor th = unary("aten::tanh", inner);
+    Tensor left = mul(x, Scalar::from_double(0.5));
+    Tensor left_d = mul(add_scalar(th, 1.0), Scalar::from_double(0.5));
+    Tensor right_d = mul(mul(left, rsub(mul(th, th), Scalar::from_int(1))),
+                         mul(add_scalar(mul(x2, Scalar::from_double(3 * kappa)), 1.0),
+                             Scalar::from_double(beta)));
+    return {mul(g[0], add(left_d, right_d))};
+  }
+  const double alpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+  Tensor cdf = mul(add_scalar(unary("aten::erf", mul(x, Scalar::from_double(M_SQRT1_2))), 1.0),
+                   Scalar::from_double(0.5));
+  Tensor pdf = mul(exp(mul(mul(x, x), Scalar::from_double(-0.5))), Scalar::from_double(alpha));
+  return {mul(g[0], add(cdf, mul(x, pdf)))};
+}
+// silu: upstream's silu_backward, grad * s (1 + x (1 - s)) with s = sigmoid(x).
+Grads silu_backward(const Saved& s, const Grads& g) {
+  const Tensor& x = s.tensor(0);
+  Tensor sg = unary("aten::sigmoid", x);
+  return {mul(g[0], mul(sg, add_scalar(mul(x, rsub(sg, Scalar::from_int(1))), 1.0)))};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::tanh_backward",
+                       {"TanhBackwardBackward0", {0, 1}, {{1}, {0, 1}}, 0,
+                        tanh_backward_backward});
+TN_REGISTER_DERIVATIVE("aten::sigmoid_backward",
+                       {"SigmoidBackwardBackward0", {0, 1}, {{1}, {0, 1}}, 0,
+                        sigmoid_backward_backward});
+TN_REGISTER_DERIVATIVE("aten::threshold_backward",
+                       {"ThresholdBackwardBackward0", {0, 1}, {{1, 0}}, 0,
+                        threshold_backward_backward});
+TN_REGISTER_DERIVATIVE("aten::gelu", {"GeluBackward0", {0}, {{0}}, 0, gelu_backward});
+TN_REGISTER_DERIVATIVE("aten::silu", {"SiluBackward0", {0}, {{0}}, 0, silu_backward});
 TN_REGISTER_DERIVATIVE("aten::add.Tensor", {"AddBackward0", {0, 1}, {}, false, add_backward});
 TN_REGISTER_DERIVATIVE("aten::add.Scalar", {"AddBackward1", {0}, {}, false, identity_backward});
 TN_REGISTER_DERIVATIVE("aten::sub.Tensor", {"SubBackward0", {0, 1}, {}, false, sub_backward});

@@ -28,7 +28,19 @@ Grads bmm_backward(const Saved& s, const Grads& g) {
           s.need(1) ? bmm(transpose(s.tensor(0), 1, 2), g[0]) : Tensor()};
 }
 
+// mv(self, vec): self: the outer product grad vec^T; vec: self^T . grad.
+Grads mv_backward(const Saved& s, const Grads& g) {
+  return {s.need(0) ? mul(unsqueeze(g[0], 1), unsqueeze(s.tensor(1), 0)) : Tensor(),
+          s.need(1) ? call_tensor("aten::mv", {V(t(s.tensor(0))), V(g[0])}) : Tensor()};
+}
+// dot(self, tensor): grad * tensor, grad * self.
+Grads dot_backward(const Saved& s, const Grads& g) {
+  return {s.need(0) ? mul(g[0], s.tensor(1)) : Tensor(),
+          s.need(1) ? mul(g[0], s.tensor(0)) : Tensor()};
+}
+
 Grads t_backward(const Saved&, const Grads& g) { return {t(g[0])}; }
+Grads alias_backward(const Saved&, const Grads& g) { return {g[0]}; }
 Grads transpose_backward(const Saved& s, const Grads& g) {
   return {transpose(g[0], s.to_int(1), s.to_int(2))};
 }
@@ -130,8 +142,20 @@ Grads cat_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// split.Tensor(self, split_size, dim): the pieces' gradients joined again (zeros for a piece
+// with none, filled in by the node).
+Grads split_backward(const Saved& s, const Grads& g) {
+  Value pieces = Value::of_tensors(g);
+  return {call_tensor("aten::cat", {pieces, Value::of_int(s.to_int(2))})};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::mv", {"MvBackward0", {0, 1}, {{1, 0}, {0, 1}}, 0, mv_backward});
+TN_REGISTER_DERIVATIVE("aten::dot",
+                       {"DotBackward0", {0, 1}, {{1, 0}, {0, 1}}, 0, dot_backward});
+TN_REGISTER_DERIVATIVE("aten::alias", {"AliasBackward0", {0}, {}, false, alias_backward});
+TN_REGISTER_DERIVATIVE("aten::split.Tensor", {"SplitBackward0", {0}, {}, false, split_backward});
 TN_REGISTER_DERIVATIVE("aten::mm", {"MmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, mm_backward});
 TN_REGISTER_DERIVATIVE("aten::addmm",
                        {"AddmmBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, false, addmm_backward});

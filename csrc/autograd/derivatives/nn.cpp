@@ -1,0 +1,136 @@
+// Derivatives of the nn ops a transformer's forward reaches: native_layer_norm, embedding,
+// _safe_softmax (upstream's derivatives.yaml entries; the backward kernels it names are written
+// here as door ops, in the order of upstream's CPU kernels' arithmetic where it is known).
+#include <cmath>
+
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+Tensor sum_dims(const Tensor& a, const Dims& dims, bool keepdim) {
+  return call_tensor("aten::sum.dim_IntList",
+                     {V(a), Value::of_ints(dims), Value::of_bool(keepdim)});
+}
+
+// native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd): upstream's
+// native_layer_norm_backward. Per row (M rows of N), with dy' = dy * weight: ds = sum(dy' x),
+// db = sum(dy'), a = rstd, b = (db mean - ds) a^3 / N, c = -b mean - db a / N, and
+// dx = a dy' + b x + c; dweight = sum over rows of dy (x - mean) rstd; dbias = sum of dy.
+Grads layer_norm_backward(const Saved& s, const Grads& g) {
+  const Tensor& x = s.tensor(0);
+  const Value& wv = s.arg(2);
+  const Tensor* w = wv.tag == Value::Tag::Tensor && wv.tensor ? &wv.tensor : nullptr;
+  const Tensor& mean = s.result(1);
+  const Tensor& rstd = s.result(2);
+  const Tensor& dy = g[0];
+  int64_t axis = x->dim() - static_cast<int64_t>(s.ints(1).size());
+  Dims norm_dims, batch_dims;
+  for (int64_t i = 0; i < x->dim(); ++i) (i < axis ? batch_dims : norm_dims).push_back(i);
+  int64_t n = 1;
+  for (int64_t i = axis; i < x->dim(); ++i) n *= x->sizes()[i];
+  Grads out(3);
+  if (s.need(0)) {
+    Tensor dyw = w ? mul(dy, *w) : dy;
+    Tensor ds = sum_dims(mul(dyw, x), norm_dims, true);
+    Tensor db = sum_dims(dyw, norm_dims, true);
+    double scale = 1.0 / static_cast<double>(n);
+    Tensor a3 = mul(mul(rstd, rstd), rstd);
+    Tensor b = mul(mul(sub(mul(db, mean), ds), a3), Scalar::from_double(scale));
+    Tensor c = sub(mul(neg(b), mean), mul(mul(db, rstd), Scalar::from_double(scale)));
+    out[0] = add(add(mul(rstd, dyw), mul(b, x)), c);
+  }
+  if (s.need(1) || s.need(2)) {
+    if (s.need(1)) {
+      Tensor xhat = mul(sub(x, mean), rstd);
+      Tensor dw = batch_dims.empty() ? mul(dy, xhat) : sum_dims(mul(dy, xhat), batch_dims, false);
+      out[1] = dw;
+    }
+    if (s.need(2)) out[2] = batch_dims.empty() ? dy : sum_dims(dy, batch_dims, false);
+  }
+  return out;
+}
+
+// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): upstream's
+// embedding_dense_backward: each index's row of the gradient added into zeros of weight's
+// shape, in index order; rows of padding_idx get none.
+Grads embedding_backward(const Saved& s, const Grads& g) {
+  TN_CHECK_KIND(!s.to_bool(3), NotImplemented,
+                "torchnative: the backward of embedding with scale_grad_by_freq=True is not "
+                "implemented yet (autograd, issue 8)");
+  TN_CHECK_KIND(!s.to_bool(4), NotImplemented,
+                "torchnative: sparse gradients (embedding sparse=True) are not implemented");
+  const ArgMeta& wm = s.meta(0);
+  const Tensor& indices = s.tensor(1);
+  int64_t dim = wm.sizes.size() > 1 ? wm.sizes[1] : 1;
+  Tensor flat = reshape(indices, Dims{-1});
+  Tensor rows = reshape(g[0], Dims{-1, dim});
+  int64_t pad = s.to_int(2);
+  if (pad >= 0) {
+    Tensor keep = call_tensor("aten::ne.Scalar", {V(flat), S(Scalar::from_int(pad))});
+    rows = call_tensor("aten::where.ScalarOther",
+                       {V(unsqueeze(keep, 1)), V(rows), S(Scalar::from_int(0))});
+  }
+  Tensor gw = d::zeros(wm.sizes, g[0]->dtype(), wm.device);
+  Value idx = Value::of_tensors({flat});
+  idx.tag = Value::Tag::OptTensorList;
+  call("aten::index_put_", {V(gw), idx, V(rows), Value::of_bool(true)});
+  return {gw};
+}
+
+// _safe_softmax(self, dim): softmax's backward on its result (rows of -inf give zeros there).
+Grads safe_softmax_backward(const Saved& s, const Grads& g) {
+  const Tensor& y = s.result(0);
+  int64_t dim = wrap(s.to_int(1), y->dim());
+  return {mul(sub(g[0], sum_keep(mul(g[0], y), dim)), y)};
+}
+
+// _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, *, attn_mask,
+// scale) -> (output, logsumexp): the attention weights P recomputed by the math path, then
+// dV = P^T dO, dS = P * (dO V^T - rowsum(dO V^T * P)), dQ = scale dS K, dK = scale dS^T Q.
+Grads flash_attention_backward(const Saved& s, const Grads& g) {
+  const Tensor& q = s.tensor(0);
+  const Tensor& k = s.tensor(1);
+  const Tensor& v = s.tensor(2);
+  TN_CHECK_KIND(s.arg(3).tag != Value::Tag::Double || s.arg(3).d == 0.0, NotImplemented,
+                "torchnative: the backward of flash attention with dropout is not implemented");
+  TN_CHECK_KIND(q->size(1) == k->size(1) && q->size(1) == v->size(1), NotImplemented,
+                "torchnative: the backward of flash attention with grouped heads is not "
+                "implemented yet (autograd, issue 8)");
+  double scale = s.arg(6).tag == Value::Tag::Double
+                     ? s.arg(6).d
+                     : 1.0 / std::sqrt(static_cast<double>(q->size(q->dim() - 1)));
+  Value mask = s.arg(5).tag == Value::Tag::Tensor ? s.arg(5) : Value{};
+  std::vector<Value> math = call(
+      "aten::_scaled_dot_product_attention_math",
+      {V(q), V(k), V(v), mask, Value::of_double(0.0), Value::of_bool(s.to_bool(4)), Value{},
+       Value::of_double(scale)});
+  const Tensor& p = math[1].tensor;
+  auto matmul = [](const Tensor& a, const Tensor& b) {
+    return call_tensor("aten::matmul", {V(a), V(b)});
+  };
+  const Tensor& dout = g[0];
+  Tensor dp = matmul(dout, transpose(v, -2, -1));
+  Tensor ds = mul(p, sub(dp, sum_keep(mul(dp, p), p->dim() - 1)));
+  Scalar sc = Scalar::from_double(scale);
+  return {s.need(0) ? mul(matmul(ds, k), sc) : Tensor(),
+          s.need(1) ? mul(matmul(transpose(ds, -2, -1), q), sc) : Tensor(),
+          s.need(2) ? matmul(transpose(p, -2, -1), dout) : Tensor()};
+}
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::_scaled_dot_product_flash_attention_for_cpu",
+                       {"ScaledDotProductFlashAttentionForCpuBackward0", {0, 1, 2},
+                        {{0}, {1}, {2}, {5}}, 0, flash_attention_backward, 0b10});
+TN_REGISTER_DERIVATIVE("aten::native_layer_norm",
+                       {"NativeLayerNormBackward0", {0, 2, 3}, {{0}, {2, 0}}, 0b110,
+                        layer_norm_backward});
+TN_REGISTER_DERIVATIVE("aten::embedding",
+                       {"EmbeddingBackward0", {0}, {{1}}, false, embedding_backward});
+TN_REGISTER_DERIVATIVE("aten::_safe_softmax",
+                       {"SafeSoftmaxBackward0", {0}, {}, true, safe_softmax_backward});
+
+}  // namespace tn::autograd
