@@ -26,16 +26,6 @@ std::unordered_map<std::string, Formula>& pending_formulas() {
   return m;
 }
 
-// "ns::name" or "ns::name.overload" -> the op's index, or -1.
-int op_index_of(const std::string& key) {
-  size_t colons = key.find("::");
-  if (colons == std::string::npos) return -1;
-  std::string rest = key.substr(colons + 2);
-  size_t dot = rest.find('.');
-  return find_op(key.substr(0, colons), rest.substr(0, dot),
-                 dot == std::string::npos ? "" : rest.substr(dot + 1));
-}
-
 // A kept tensor and the version it had when kept (upstream's SavedVariable).
 struct Kept {
   Tensor t;
@@ -53,14 +43,10 @@ Tensor without_history(const Tensor& t) {
   return a;
 }
 
-const char* type_name_of(ScalarType s) {
-  switch (s) {
-    case ScalarType::Float: return "torch.FloatTensor";
-    case ScalarType::Double: return "torch.DoubleTensor";
-    case ScalarType::Half: return "torch.HalfTensor";
-    case ScalarType::BFloat16: return "torch.BFloat16Tensor";
-    default: return "torch.Tensor";
-  }
+// "torch.FloatTensor": the legacy type name upstream's messages use.
+std::string type_name_of(ScalarType s) {
+  const char* legacy = info(s).legacy_name;
+  return std::string("torch.") + (legacy[0] ? legacy : "Tensor");
 }
 
 // "ExpBackward0" -> "Exp": how upstream's messages name the op behind a node.
@@ -148,7 +134,7 @@ class FormulaNode final : public Node {
   void check_version(const Kept& k) const {
     uint32_t now = k.t->version();
     if (now == k.version) return;
-    std::string what = std::string("[") + type_name_of(k.t->dtype()) + " " +
+    std::string what = "[" + type_name_of(k.t->dtype()) + " " +
                        dims_str(k.t->sizes()) + "]";
     const Node* by = k.is_output ? this : grad_fn_of(*k.t);
     const AutogradMeta* m = k.t->autograd_meta();
@@ -308,15 +294,7 @@ void autograd_kernel(Call& call) {
   if (record) {
     check_writes(call);
     for (size_t i = 0; i < call.args.size(); ++i) in_place = in_place || writes(call, i);
-    const Formula* f = formula_of(call.op_index);
-    const OpInfo& op = *call.op;
-    size_t len = std::strlen(op.name);
-    if (!f && in_place && len > 1 && op.name[len - 1] == '_') {
-      // mul_.Tensor takes mul.Tensor's formula.
-      int functional = find_op(op.ns, std::string(op.name, len - 1), op.overload);
-      if (functional >= 0) f = formula_of(functional);
-    }
-    node = prepare(call, f, pretty_name(op), in_place);
+    node = prepare(call, formula_of(call.op_index), pretty_name(*call.op), in_place);
   }
   {
     // What the kernels below call inside is not differentiated again, nor version-bumped.
@@ -369,11 +347,20 @@ FormulaRegistrar::FormulaRegistrar(const char* op_key, Formula f) {
 
 const Formula* formula_of(int op_index) {
   static const std::vector<const Formula*> table = [] {
-    std::vector<const Formula*> t(all_ops().size(), nullptr);
+    const auto& ops = all_ops();
+    std::vector<const Formula*> t(ops.size(), nullptr);
     for (const auto& [key, f] : pending_formulas()) {
-      int i = op_index_of(key);
+      int i = find_op_key(key);
       TN_CHECK_KIND(i >= 0, Internal, "a derivative names an unknown op: ", key);
       t[static_cast<size_t>(i)] = &f;
+    }
+    // An in-place spelling without a formula of its own takes its functional op's
+    // (mul_.Tensor takes mul.Tensor's), resolved here once rather than per call.
+    for (size_t i = 0; i < ops.size(); ++i) {
+      size_t len = std::strlen(ops[i].name);
+      if (t[i] || len < 2 || ops[i].name[len - 1] != '_') continue;
+      int functional = find_op(ops[i].ns, std::string(ops[i].name, len - 1), ops[i].overload);
+      if (functional >= 0) t[i] = t[static_cast<size_t>(functional)];
     }
     return t;
   }();

@@ -98,14 +98,7 @@ Door& door() {
 }
 
 // "aten::add.Tensor" -> op index, or -1.
-int resolve_key(const std::string& key) {
-  size_t sep = key.find("::");
-  if (sep == std::string::npos) return -1;
-  std::string rest = key.substr(sep + 2);
-  size_t dot = rest.find('.');
-  return find_op(key.substr(0, sep), rest.substr(0, dot),
-                 dot == std::string::npos ? "" : rest.substr(dot + 1));
-}
+int resolve_key(const std::string& key) { return find_op_key(key); }
 
 // The table of op i, made on first need (under the mutex).
 OpTable& table_locked(int op) {

@@ -118,6 +118,15 @@ std::vector<int> overloads_of(const std::string& ns, const std::string& name) {
   return out;
 }
 
+int find_op_key(const std::string& key) {
+  size_t sep = key.find("::");
+  if (sep == std::string::npos) return -1;
+  std::string rest = key.substr(sep + 2);
+  size_t dot = rest.find('.');
+  return find_op(key.substr(0, sep), rest.substr(0, dot),
+                 dot == std::string::npos ? "" : rest.substr(dot + 1));
+}
+
 int find_op(const std::string& ns, const std::string& name, const std::string& overload) {
   for (int i : overloads_of(ns, name))
     if (overload == all_ops()[i].overload) return i;

@@ -42,6 +42,8 @@ const std::deque<OpInfo>& all_ops();
 const FunctionSchema& schema_of(size_t i);
 // Index of ns::name.overload ("" for default), or -1.
 int find_op(const std::string& ns, const std::string& name, const std::string& overload);
+// Index of the op a key spells, "ns::name" or "ns::name.overload", or -1.
+int find_op_key(const std::string& key);
 // Indices of every live overload of ns::name (empty when unknown).
 std::vector<int> overloads_of(const std::string& ns, const std::string& name);
 

@@ -273,13 +273,7 @@ int op_of(PyObject* qual) {
     PyErr_Clear();
     return -1;
   }
-  std::string q = s;
-  size_t sep = q.find("::");
-  if (sep == std::string::npos) return -1;
-  std::string rest = q.substr(sep + 2);
-  size_t dot = rest.find('.');
-  return find_op(q.substr(0, sep), rest.substr(0, dot),
-                 dot == std::string::npos ? "" : rest.substr(dot + 1));
+  return find_op_key(s);
 }
 
 std::string key_name(PyObject* key) {

@@ -84,6 +84,12 @@ inline Tensor maybe_multiply(const Tensor& t, const Scalar& s) { return is_one(s
 // dim wrapped into [0, n) (the forward op has checked it).
 inline int64_t wrap(int64_t dim, int64_t n) { return dim < 0 ? dim + (n > 0 ? n : 1) : dim; }
 
+// Softmax's backward on its result y along dim: (grad - sum(grad * y, dim)) * y (upstream's
+// _softmax_backward_data), for _softmax and _safe_softmax alike.
+inline Tensor softmax_backward_data(const Tensor& grad, const Tensor& y, int64_t dim) {
+  return mul(sub(grad, sum_keep(mul(grad, y), dim)), y);
+}
+
 // The gradient of mm's first operand (upstream's mm_mat1_backward): computed column-major, as
 // the transpose of mat2 . grad^T, when the operand was column-major, else grad . mat2^T.
 inline Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const ArgMeta& mat1,

@@ -83,8 +83,7 @@ Grads embedding_backward(const Saved& s, const Grads& g) {
 // _safe_softmax(self, dim): softmax's backward on its result (rows of -inf give zeros there).
 Grads safe_softmax_backward(const Saved& s, const Grads& g) {
   const Tensor& y = s.result(0);
-  int64_t dim = wrap(s.to_int(1), y->dim());
-  return {mul(sub(g[0], sum_keep(mul(g[0], y), dim)), y)};
+  return {softmax_backward_data(g[0], y, wrap(s.to_int(1), y->dim()))};
 }
 
 // _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, *, attn_mask,
@@ -113,7 +112,7 @@ Grads flash_attention_backward(const Saved& s, const Grads& g) {
   };
   const Tensor& dout = g[0];
   Tensor dp = matmul(dout, transpose(v, -2, -1));
-  Tensor ds = mul(p, sub(dp, sum_keep(mul(dp, p), p->dim() - 1)));
+  Tensor ds = softmax_backward_data(dp, p, p->dim() - 1);
   Scalar sc = Scalar::from_double(scale);
   return {s.need(0) ? mul(matmul(ds, k), sc) : Tensor(),
           s.need(1) ? mul(matmul(transpose(ds, -2, -1), q), sc) : Tensor(),

@@ -104,7 +104,7 @@ Grads mean_dim_backward(const Saved& s, const Grads& g) {
 Grads softmax_backward(const Saved& s, const Grads& g) {
   const Tensor& y = s.result(0);
   int64_t dim = wrap(s.to_int(1), y->dim());
-  return {mul(sub(g[0], sum_keep(mul(g[0], y), dim)), y)};
+  return {softmax_backward_data(g[0], y, dim)};
 }
 // _log_softmax(self, dim): grad - exp(y) * sum(grad, dim).
 Grads log_softmax_backward(const Saved& s, const Grads& g) {
