@@ -395,6 +395,7 @@ TypeKind type_kind(const std::string& base) {
       {"Storage", TypeKind::Storage}};
   for (const auto& [name, kind] : kKinds)
     if (base == name) return kind;
+  if (base.rfind("__torch__.torch.classes.", 0) == 0) return TypeKind::Object;
   return TypeKind::Other;
 }
 

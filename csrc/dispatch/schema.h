@@ -22,7 +22,7 @@ struct AliasInfo {
 // schema is parsed (a switch per argument, not string compares per call).
 enum class TypeKind : uint8_t {
   Tensor, Scalar, Int, Float, Bool, Str, ScalarType, Layout, MemoryFormat, Device, Generator,
-  Storage, Other
+  Storage, Object, Other
 };
 TypeKind type_kind(const std::string& base);
 

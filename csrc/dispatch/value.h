@@ -40,10 +40,18 @@ struct Scalar {
 
 enum class MemoryFormatKind : int8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
 
+// An instance of a class the core registers under torch.classes (upstream's torchbind objects:
+// the profiler's _RecordFunction handle). Opaque to the door; Python sees a torch.ScriptObject.
+class CustomObject : public RefCounted {
+ public:
+  // "__torch__.torch.classes.profiler._RecordFunction", as the schema types it.
+  virtual const char* qualified_name() const = 0;
+};
+
 struct Value {
   enum class Tag : uint8_t {
     None, Tensor, Int, Double, Bool, Scalar, String, IntList, DoubleList, BoolList, TensorList,
-    OptTensorList, Dtype, Device, Layout, MemoryFormat, Generator, Storage
+    OptTensorList, Dtype, Device, Layout, MemoryFormat, Generator, Storage, Object, ScalarList
   };
   Tag tag = Tag::None;
   Tensor tensor;
@@ -55,12 +63,14 @@ struct Value {
   Dims ints;
   std::vector<double> doubles;
   std::vector<bool> bools;
+  std::vector<Scalar> scalars;  // ScalarList (Scalar[]: each keeps its int/float/bool kind)
   std::vector<Tensor> tensors;  // TensorList; OptTensorList uses null Ptrs for None
   ScalarType dtype = ScalarType::Float;
   Device device;
   MemoryFormatKind memory_format = MemoryFormatKind::Contiguous;
   Ptr<Generator> generator;
   tn::Storage storage;
+  Ptr<CustomObject> object;
 
   bool is_none() const { return tag == Tag::None; }
   // Back to None, dropping what it refers to but keeping its vectors' capacity: the binder's
@@ -75,8 +85,10 @@ struct Value {
     if (!str.empty()) str.clear();
     if (!doubles.empty()) doubles.clear();
     if (!bools.empty()) bools.clear();
+    if (!scalars.empty()) scalars.clear();
     if (generator) generator = Ptr<Generator>();
     if (storage) storage = tn::Storage();
+    if (object) object = Ptr<CustomObject>();
   }
   static Value of(Tensor t) { Value v; v.tag = Tag::Tensor; v.tensor = std::move(t); return v; }
   static Value of_int(int64_t x) { Value v; v.tag = Tag::Int; v.i = x; return v; }

@@ -26,6 +26,8 @@ bool generator_of(PyObject* obj, Ptr<Generator>* out);  // generator.cpp
 PyObject* generator_object(const Ptr<Generator>& g);     // generator.cpp
 PyObject* storage_object(const Storage& s);              // storage.cpp
 bool is_storage(PyObject* o);                           // storage.cpp
+bool custom_object_of(PyObject* o, Ptr<CustomObject>* out);  // jit.cpp
+PyObject* script_object(const Ptr<CustomObject>& obj);       // jit.cpp
 Storage storage_of(PyObject* o);
 
 namespace {
@@ -305,6 +307,17 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
     *v = std::move(r);
     return true;
   }
+  if (t.kind == TypeKind::Scalar) {
+    Value r;
+    r.tag = Value::Tag::ScalarList;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Scalar sc;
+      if (!as_scalar(PySequence_Fast_GET_ITEM(o, i), &sc)) return false;
+      r.scalars.push_back(sc);
+    }
+    *v = std::move(r);
+    return true;
+  }
   if (t.kind == TypeKind::Bool) {
     Value r;
     r.tag = Value::Tag::BoolList;
@@ -465,6 +478,14 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
     if (!is_storage(o)) return false;
     v->tag = Value::Tag::Storage;
     v->storage = storage_of(o);
+    return true;
+  }
+    case TypeKind::Object: {
+    // Only an object of the class the schema names: a kernel casts it to that class.
+    Ptr<CustomObject> obj;
+    if (!custom_object_of(o, &obj) || t.base != obj->qualified_name()) return false;
+    v->tag = Value::Tag::Object;
+    v->object = std::move(obj);
     return true;
   }
     case TypeKind::Other:
@@ -939,6 +960,17 @@ PyObject* to_python(const Value& v) {
     }
     case Value::Tag::Generator: return generator_object(v.generator);
     case Value::Tag::Storage: return storage_object(v.storage);
+    case Value::Tag::Object: return script_object(v.object);
+    case Value::Tag::ScalarList: {
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.scalars.size()));
+      for (size_t k = 0; k < v.scalars.size(); ++k) {
+        const Scalar& sc = v.scalars[k];
+        PyList_SET_ITEM(l, k, sc.is_floating() ? PyFloat_FromDouble(sc.d)
+                              : sc.is_bool()   ? PyBool_FromLong(sc.b)
+                                               : PyLong_FromLongLong(sc.i));
+      }
+      return l;
+    }
     default: break;
   }
   PyErr_SetString(PyExc_NotImplementedError, "torchnative cannot return this value kind yet");

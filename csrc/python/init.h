@@ -26,6 +26,7 @@ bool init_file_reader();     // file_reader.cpp: PyTorchFileReader (torch.load's
 bool init_backends();        // backends.cpp: _tn_ queries of the back-end contract
 bool init_dispatch_mode();   // dispatch_mode.cpp: the Python key, TorchDispatchMode's stack
 bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, redispatch, key guards
+bool init_script_object();   // script_object.cpp: torch.ScriptObject (torch.classes instances)
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -39,6 +40,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
+    init_script_object,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late, init_autograd_late};

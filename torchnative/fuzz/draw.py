@@ -147,6 +147,9 @@ def draw_value(data, arg: dict, ctx: dict, role: str) -> object:
         return draw_float(data, name)
     if kind == "number":
         return draw_scalar(data, name)
+    if kind == "List[number]":
+        n = data.draw(st.integers(0, 3), label=f"{name} length")
+        return [draw_scalar(data, name) for _ in range(n)]
     if kind == "bool":
         return data.draw(st.booleans(), label=name)
     if kind == "ScalarType":
