@@ -188,29 +188,49 @@ def test_attention_within_twice_upstreams_own_error(attention_results, case):
     assert 0 < own and err <= 2 * own, f"max |ours - upstream_f64| = {err:.3g}, own {own:.3g}"
 
 
-# sum and mean over a dim that is not the innermost add 16 neighbouring slices at once
-# (reduce_sum.cpp, pairwise_sum_block), in the one-slice order: the same bits as reducing the
-# same values laid out along the innermost dim. Lengths around the pairwise base case (16) and
-# beyond, and a width that leaves slices for the one-slice path.
-BLOCK_SUMS = """
+# float32 and float64 sum and mean in upstream's order (reduce_cascade.cpp): its cascade over
+# inner and outer dims, four interleaved rows, the vector lanes of the build in use, the dims laid
+# out and merged as its TensorIterator lays them. Every layout that picks a different branch:
+# contiguous rows and columns (above and below the vector width and four times it), strided and
+# transposed inputs, middle dims, several dims, all dims, keepdim, 0-dim and empty inputs, and
+# lengths that reach the second cascade level (> 256 steps). Sizes stay below 32,768 elements,
+# past which upstream's threads split a reduction.
+CASCADE_SUMS = """
 import json, torch
 torch.manual_seed(0)
-bad = []
-for n in (1, 15, 16, 17, 33, 100):
-    for dt in (torch.float32, torch.float64):
-        x = torch.randn(3, n, 37, dtype=dt) * 3 + 1
-        flat = x.transpose(1, 2).contiguous()  # (3, 37, n): each slice along the innermost dim
-        for name, got, want in [("sum", x.sum(1), flat.sum(2)),
-                                ("mean", x.mean(1), flat.mean(2)),
-                                ("sum_keepdim", x.sum(1, keepdim=True)[:, 0], flat.sum(2))]:
-            if not bool((got == want).all()):
-                bad.append(f"{name} n={n} {dt}: {(got - want).abs().max().item()}")
-print(json.dumps(bad))
+out = {}
+def put(k, t):
+    out[k] = t.contiguous().numpy().tobytes().hex()
+for dt in (torch.float32, torch.float64):
+    for shape in [(7,), (8,), (33,), (300,), (5000,), (3, 5), (32, 16), (16, 32), (37, 70),
+                  (300, 9), (9, 300), (4, 129), (2, 3, 70), (6, 40, 37), (1, 1, 1), (0, 5)]:
+        x = (torch.randn(*shape, dtype=dt) * 3 + 1) if 0 not in shape else torch.randn(*shape, dtype=dt)
+        k = f"{dt} {shape}"
+        put(k + " all", x.sum())
+        put(k + " mean", x.mean())
+        for d in range(x.dim()):
+            put(k + f" dim{d}", x.sum(d))
+            put(k + f" mean{d}", x.mean(d))
+            put(k + f" keep{d}", x.sum(d, keepdim=True))
+        if x.dim() >= 2:
+            put(k + " t0", x.transpose(0, 1).sum(0))
+            put(k + " t1", x.transpose(0, 1).sum(-1))
+            put(k + " step", x[..., ::2].sum(0))
+            put(k + " dims01", x.sum((0, 1)))
+        if x.dim() == 3:
+            put(k + " dims02", x.sum((0, 2)))
+            put(k + " perm", x.permute(2, 0, 1).sum(1))
+    put(f"{dt} 0-dim", torch.tensor(2.5, dtype=dt).sum())
+    put(f"{dt} neg zero", torch.tensor([-0.0, -0.0], dtype=dt).sum())
+print(json.dumps(out))
 """
 
 
-def test_block_sums_have_the_one_slice_bits():
-    assert run_json(OURS, BLOCK_SUMS) == []
+def test_float_sums_have_upstreams_bits():
+    ours, up = run_json(OURS, CASCADE_SUMS), run_json(UPSTREAM, CASCADE_SUMS)
+    assert ours.keys() == up.keys()
+    bad = [k for k in up if ours[k] != up[k]]
+    assert not bad, f"{len(bad)} of {len(up)} differ: {bad[:20]}"
 
 
 # softmax / log_softmax over the last dim of contiguous float32 (vec::softmax_row_f32): upstream's

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "core/error.h"
 
@@ -44,6 +45,13 @@ void load(Blas& b) {
   b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
+  static const char* const kVml[] = {"Sqrt", "Exp", "Ln",  "Log2", "Log10",
+                                     "Sin",  "Cos", "Tan", "Tanh", "Erf"};
+  static_assert(sizeof(kVml) / sizeof(kVml[0]) == static_cast<size_t>(VmlFn::kCount));
+  for (size_t i = 0; i < sizeof(kVml) / sizeof(kVml[0]); ++i) {
+    b.vml_s[i] = symbol<VmlS>(lib, (std::string("vms") + kVml[i]).c_str(), path);
+    b.vml_d[i] = symbol<VmlD>(lib, (std::string("vmd") + kVml[i]).c_str(), path);
+  }
 }
 
 #else

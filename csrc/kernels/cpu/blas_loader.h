@@ -20,6 +20,15 @@
 
 namespace tn {
 
+// The float functions upstream's unary kernels compute through MKL's vector math (its vml.h):
+// float32 and float64 arrays, mode VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE as upstream
+// passes it. Bit for bit what upstream's sqrt, exp, log... give (same library, same release):
+// tests/ops/test_unary_vml.py.
+enum class VmlFn : int { Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Erf, kCount };
+constexpr long long kVmlUpstreamMode = 0x2 | 0x140000 | 0x100;
+using VmlS = void (*)(int n, const float* a, float* r, long long mode);
+using VmlD = void (*)(int n, const double* a, double* r, long long mode);
+
 struct Blas {
   const char* name;  // "mkl" or "openblas"
   decltype(&cblas_sgemm) sgemm;
@@ -27,6 +36,9 @@ struct Blas {
   decltype(&cblas_sdot) sdot;
   decltype(&cblas_ddot) ddot;
   void (*set_num_threads)(int);
+  // Null with OpenBLAS, which has no vector math: the kernels then keep their std:: functions.
+  VmlS vml_s[static_cast<int>(VmlFn::kCount)] = {};
+  VmlD vml_d[static_cast<int>(VmlFn::kCount)] = {};
 };
 
 // Loads the configured BLAS once (thread-safe); refuses with a clear error naming the library

@@ -1,7 +1,23 @@
 // Dense-CPU helpers for the reduction, matmul and nn kernels (see cpu_util.h).
 #include "kernels/cpu/cpu_util.h"
 
+#include <unistd.h>
+
+#include <atomic>
+
 namespace tn {
+
+namespace {
+std::atomic<int> g_intra_op_threads{0};
+}  // namespace
+
+int intra_op_threads() {
+  int n = g_intra_op_threads.load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  long h = sysconf(_SC_NPROCESSORS_ONLN);
+  return h > 0 ? static_cast<int>(h) : 1;
+}
+void set_intra_op_threads(int n) { g_intra_op_threads.store(n, std::memory_order_relaxed); }
 
 // copy.h's strided copy (upstream's copy_ casting rules); declared here because copy.h and this
 // file's header each define a `convert`.

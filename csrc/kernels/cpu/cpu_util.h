@@ -41,6 +41,12 @@ inline To convert(From v) {
   else return static_cast<To>(v);
 }
 
+// torch.get_num_threads(): the intra-op thread count (set_num_threads; default the machine's
+// cores). Our kernels run on the calling thread; those whose upstream results depend on how
+// upstream's threads split the work (_fused_adam_) reproduce that split from it.
+int intra_op_threads();
+void set_intra_op_threads(int n);
+
 // Writes src (same shape, any strides, any dtype) into dst (any strides) with a cast.
 void copy_cast(const Tensor& dst, const Tensor& src, const std::string& key);
 // t itself when it already has dtype dt; else a contiguous copy cast to dt.

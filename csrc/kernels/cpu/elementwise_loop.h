@@ -329,6 +329,17 @@ void ew_run(const EwIter& it, F&& f) {
               char* const*) { ew_detail::core(o, in, m, f, Seq{}); });
 }
 
+// A unary op over contiguous chunks (at most kChunk elements, in order, converted as ew_run
+// converts): f(out, in, m), for array functions whose result per element does not depend on the
+// chunking (MKL's vector math). out may be in (in place).
+template <typename Out, typename In, typename F>
+void ew_run_array(const EwIter& it, F&& f) {
+  ew_detail::run_rows<Out, In>(it, [&](Out* o, const std::tuple<const In*>& in, int64_t m,
+                                       int64_t, int64_t, char* const*) {
+    f(o, std::get<0>(in), m);
+  });
+}
+
 // ew_run for ops whose upstream result depends on the path taken (Note [Vector and scalar
 // paths], elementwise_loop.cpp): as upstream's cpu_kernel_vec, on a vectorised row the elements
 // before the last n % block use `vec` and the rest `scalar`; other rows use `scalar` throughout.

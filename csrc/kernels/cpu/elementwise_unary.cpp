@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/blas_loader.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 #include "kernels/cpu/elementwise_sleef.h"
@@ -92,18 +93,43 @@ TN_UNARY("sign", kSame, sign_compute);
     });                                                                     \
   }
 
-TN_FLOAT_FN(sqrt, std::sqrt(a))
-TN_FLOAT_FN(rsqrt, A(1) / std::sqrt(a))
-TN_FLOAT_FN(exp, std::exp(a))
-TN_FLOAT_FN(log, std::log(double(a)))
-TN_FLOAT_FN(log2, std::log2(double(a)))
-TN_FLOAT_FN(log10, std::log10(double(a)))
+// As TN_FLOAT_FN, but float32 and float64 go through MKL's vector math when the BLAS is MKL, as
+// upstream's kernels do (blas_loader.h); float16 and bfloat16 (which upstream computes in float
+// with its own vector code) and OpenBLAS builds keep expr.
+#define TN_VML_FN(fn, vml, expr)                                                     \
+  void fn##_compute(EwIter& it, const Call&) {                                       \
+    const Blas& b = blas();                                                          \
+    const int k = static_cast<int>(VmlFn::vml);                                      \
+    ew_dispatch<kEwFloats>(it.common, #fn "_cpu", [&](auto zero) {                   \
+      using T = decltype(zero);                                                      \
+      using A = acc_t<T>;                                                            \
+      if constexpr (std::is_same_v<T, float>) {                                      \
+        if (b.vml_s[k])                                                              \
+          return ew_run_array<T, T>(it, [&](float* o, const float* a, int64_t m) {   \
+            b.vml_s[k](static_cast<int>(m), a, o, kVmlUpstreamMode);                  \
+          });                                                                        \
+      } else if constexpr (std::is_same_v<T, double>) {                              \
+        if (b.vml_d[k])                                                              \
+          return ew_run_array<T, T>(it, [&](double* o, const double* a, int64_t m) { \
+            b.vml_d[k](static_cast<int>(m), a, o, kVmlUpstreamMode);                  \
+          });                                                                        \
+      }                                                                              \
+      ew_run<T, T>(it, [](A a) { return static_cast<A>(expr); });                    \
+    });                                                                              \
+  }
 
-TN_FLOAT_FN(sin, std::sin(double(a)))
-TN_FLOAT_FN(cos, std::cos(double(a)))
-TN_FLOAT_FN(tan, std::tan(double(a)))
-TN_FLOAT_FN(tanh, std::tanh(double(a)))
-TN_FLOAT_FN(erf, std::erf(double(a)))
+TN_VML_FN(sqrt, Sqrt, std::sqrt(a))
+TN_FLOAT_FN(rsqrt, A(1) / std::sqrt(a))
+TN_VML_FN(exp, Exp, std::exp(a))
+TN_VML_FN(log, Ln, std::log(double(a)))
+TN_VML_FN(log2, Log2, std::log2(double(a)))
+TN_VML_FN(log10, Log10, std::log10(double(a)))
+
+TN_VML_FN(sin, Sin, std::sin(double(a)))
+TN_VML_FN(cos, Cos, std::cos(double(a)))
+TN_VML_FN(tan, Tan, std::tan(double(a)))
+TN_VML_FN(tanh, Tanh, std::tanh(double(a)))
+TN_VML_FN(erf, Erf, std::erf(double(a)))
 TN_FLOAT_FN(reciprocal, A(1) / a)
 
 // exp2: upstream's SIMD path is SLEEF's exp2 u10, its scalar path std::exp2.

@@ -5,6 +5,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/reduce_cascade.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -73,6 +74,16 @@ inline bool side_by_side(const std::vector<int64_t>& outer, size_t i) {
 void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
                const std::string& key) {
   Tensor in = cast_to(self, out->dtype(), key);
+  // float32 and float64 sums in upstream's order (mean: that sum divided by the count, as
+  // upstream's CPU mean computes it).
+  if (fold != Fold::Prod && cascade_sum(in, reduce_mask(in->dim(), a.dims), out)) {
+    if (fold == Fold::Mean) {
+      int64_t count = in->numel() / std::max<int64_t>(out->numel(), 1);
+      if (out->numel() == 0) return;
+      call("aten::div_.Scalar", {Value::of(out), Value::of_int(count)});
+    }
+    return;
+  }
   ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), a.dims));
   int64_t n = static_cast<int64_t>(g.inner.size());
   dispatch_dtype(out->dtype(), key, [&](auto zero) {
