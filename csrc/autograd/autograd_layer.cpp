@@ -6,6 +6,7 @@
 // that refuses at backward time, naming the op. Grad mode off, or no such input: straight
 // through (the key is in a call's set only when one of its tensors requires grad, so ordinary
 // calls never reach this function).
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -383,5 +384,16 @@ Scalar Saved::scalar(size_t i) const {
 
 bool grad_mode_enabled() { return autograd::t_grad_mode; }
 void set_grad_mode(bool enabled) { autograd::t_grad_mode = enabled; }
+
+namespace {
+std::atomic<bool> g_anomaly{false};
+std::atomic<bool> g_anomaly_nan{true};
+}  // namespace
+bool anomaly_enabled() { return g_anomaly.load(std::memory_order_relaxed); }
+bool anomaly_check_nan() { return g_anomaly_nan.load(std::memory_order_relaxed); }
+void set_anomaly(bool enabled, bool check_nan) {
+  g_anomaly.store(enabled, std::memory_order_relaxed);
+  g_anomaly_nan.store(check_nan, std::memory_order_relaxed);
+}
 
 }  // namespace tn

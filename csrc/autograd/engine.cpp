@@ -22,6 +22,18 @@ void accumulate(Tensor& slot, Tensor g) {
   slot = call_tensor("aten::add.Tensor", {Value::of(slot), Value::of(g)});
 }
 
+// Anomaly mode's check_nan, in upstream's words.
+void check_no_nan(const Node& n, const Grads& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i] || !is_floating(out[i]->dtype())) continue;
+    Tensor nan = call_tensor("aten::isnan", {Value::of(out[i])});
+    Tensor any = call_tensor("aten::any", {Value::of(nan)});
+    std::vector<Value> r = call("aten::_local_scalar_dense", {Value::of(any)});
+    if (r[0].scalar.to_int() != 0)
+      TN_FAIL(Runtime, "Function '", n.name(), "' returned nan values in its ", i, "th output.");
+  }
+}
+
 // Upstream's validate_outputs: a gradient of another shape is reduced to its input's when the
 // input's shape expands to it, else refused; another dtype is cast.
 Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& m) {
@@ -142,8 +154,10 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
     if (selective && !needed.count(n)) continue;
     if (!opt.accumulate_grad && dynamic_cast<AccumulateGrad*>(n)) continue;
     Grads out = n->apply(std::move(in));
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) run_post_accumulate_hooks(acc->variable());
     if (!opt.keep_graph) n->release_saved();
     out.resize(n->next.size());
+    if (anomaly_enabled() && anomaly_check_nan()) check_no_nan(*n, out);
     for (size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];
       if (!e) continue;

@@ -8,6 +8,12 @@ namespace tn {
 bool grad_mode_enabled();
 void set_grad_mode(bool enabled);
 
+// Anomaly mode (torch.autograd.detect_anomaly / set_detect_anomaly): process-wide, as upstream's.
+// With check_nan, backward raises naming the first node whose output gradient holds a NaN.
+bool anomaly_enabled();
+bool anomaly_check_nan();
+void set_anomaly(bool enabled, bool check_nan);
+
 // RAII: grad mode set for a scope (C++ callers; Python's no_grad goes through _set_grad_enabled).
 class GradModeGuard {
  public:

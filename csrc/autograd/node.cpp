@@ -63,7 +63,13 @@ Grads Unsupported::apply(Grads&&) { TN_FAIL(NotImplemented, why_); }
 
 namespace {
 LeafHookRunner g_leaf_hooks = nullptr;
+PostAccumulateRunner g_post_accumulate = nullptr;
 }  // namespace
+void set_post_accumulate_runner(PostAccumulateRunner run) { g_post_accumulate = run; }
+void run_post_accumulate_hooks(const Tensor& leaf) {
+  const AutogradMeta* m = leaf->autograd_meta();
+  if (g_post_accumulate && m && m->has_post_accumulate_hooks) g_post_accumulate(leaf);
+}
 void set_leaf_hook_runner(LeafHookRunner run) { g_leaf_hooks = run; }
 Tensor run_leaf_hooks(const Tensor& leaf, const Tensor& grad) {
   const AutogradMeta* m = leaf->autograd_meta();

@@ -107,6 +107,11 @@ class Unsupported final : public Node {
 using LeafHookRunner = Tensor (*)(const Tensor& leaf, const Tensor& grad);
 void set_leaf_hook_runner(LeafHookRunner run);
 Tensor run_leaf_hooks(const Tensor& leaf, const Tensor& grad);
+// The leaf's post-accumulate-grad hooks (register_post_accumulate_grad_hook), run with the leaf
+// once its .grad holds the new sum, when AutogradMeta::has_post_accumulate_hooks is set.
+using PostAccumulateRunner = void (*)(const Tensor& leaf);
+void set_post_accumulate_runner(PostAccumulateRunner run);
+void run_post_accumulate_hooks(const Tensor& leaf);
 
 // The edge a gradient for t takes: its grad_fn's output, its (shared) AccumulateGrad if it is a
 // leaf requiring grad, else empty.

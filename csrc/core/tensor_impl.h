@@ -31,6 +31,7 @@ struct AutogradMeta {
   bool is_leaf = true;       // false for results computed from tensors that require grad
   bool retains_grad = false;
   bool has_hooks = false;    // a leaf with register_hook hooks (csrc/python keeps them)
+  bool has_post_accumulate_hooks = false;  // register_post_accumulate_grad_hook (csrc/python)
   Ptr<TensorImpl> grad;      // .grad (None when null)
   Ptr<RefCounted> grad_fn;   // the node that made it (csrc/autograd/node.h); null for leaves
   int output_nr = 0;         // which of grad_fn's forward outputs it is

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "autograd/engine.h"
+#include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "dispatch/kernel.h"
 #include "python/errors.h"
@@ -333,6 +334,59 @@ int set_backward_hooks(PyObject* self, PyObject* value, void*) {
   else if (AutogradMeta* m = t->autograd_meta()) m->has_hooks = false;
   return 0;
 }
+// Tensor._post_accumulate_grad_hooks: the dict register_post_accumulate_grad_hook fills; each
+// hook is called with the leaf after its .grad is accumulated and must return None.
+PyObject* post_hooks_of(PyObject* tensor) {
+  PyObject* d = reinterpret_cast<TensorObject*>(tensor)->dict;
+  return d ? PyDict_GetItemString(d, "__tn_post_accumulate_hooks") : nullptr;  // borrowed
+}
+PyObject* get_post_accumulate_hooks(PyObject* self, void*) {
+  PyObject* d = post_hooks_of(self);
+  return Py_NewRef(d ? d : Py_None);
+}
+int set_post_accumulate_hooks(PyObject* self, PyObject* value, void*) {
+  auto* o = reinterpret_cast<TensorObject*>(self);
+  if (!o->dict && !(o->dict = PyDict_New())) return -1;
+  const char* key = "__tn_post_accumulate_hooks";
+  if (!value || value == Py_None) {
+    if (PyDict_GetItemString(o->dict, key) && PyDict_DelItemString(o->dict, key) != 0) return -1;
+  } else if (PyDict_SetItemString(o->dict, key, value) != 0) {
+    return -1;
+  }
+  TensorImpl* t = impl_of(self);
+  if (value && value != Py_None) t->ensure_autograd_meta().has_post_accumulate_hooks = true;
+  else if (AutogradMeta* m = t->autograd_meta()) m->has_post_accumulate_hooks = false;
+  return 0;
+}
+void run_python_post_accumulate_hooks(const Tensor& leaf) {
+  auto* face = static_cast<PyObject*>(leaf->python_object());
+  PyObject* dict = face ? post_hooks_of(face) : nullptr;
+  if (!dict || !PyDict_Check(dict) || PyDict_Size(dict) == 0) return;
+  PyObject* hooks = PyDict_Values(dict);  // a copy: a hook may remove itself
+  if (!hooks) throw PythonErrorSet();
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); ++i) {
+    PyObject* r = PyObject_CallOneArg(PyList_GET_ITEM(hooks, i), face);
+    if (!r) {
+      Py_DECREF(hooks);
+      throw PythonErrorSet();
+    }
+    if (r != Py_None) {
+      // upstream's words: a tensor result is refused as such, anything else as not a tensor.
+      if (is_tensor(r))
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Tensor post accumulate grad hooks should return None.");
+      else
+        PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+      Py_DECREF(r);
+      Py_DECREF(hooks);
+      throw PythonErrorSet();
+    }
+    Py_DECREF(r);
+  }
+  Py_DECREF(hooks);
+}
+
 PyObject* get_retains_grad(PyObject* self, void*) {
   const AutogradMeta* m = impl_of(self)->autograd_meta();
   return PyBool_FromLong(m && m->retains_grad);
@@ -369,8 +423,37 @@ PyObject* tensor_retain_grad(PyObject* self, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// set_anomaly_enabled(enabled, check_nan=True), is_anomaly_enabled(),
+// is_anomaly_check_nan_enabled(): the switch of torch.autograd.detect_anomaly.
+PyObject* set_anomaly_enabled(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"enabled", "check_nan", nullptr};
+  int enabled = 0, check_nan = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "p|p:set_anomaly_enabled",
+                                   const_cast<char**>(kw), &enabled, &check_nan))
+    return nullptr;
+  set_anomaly(enabled, check_nan);
+  Py_RETURN_NONE;
+}
+PyObject* is_anomaly_enabled(PyObject*, PyObject*) { return PyBool_FromLong(anomaly_enabled()); }
+PyObject* is_anomaly_check_nan_enabled(PyObject*, PyObject*) {
+  return PyBool_FromLong(anomaly_check_nan());
+}
+PyMethodDef kAnomalyFunctions[] = {
+    {"set_anomaly_enabled", reinterpret_cast<PyCFunction>(set_anomaly_enabled),
+     METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, nullptr},
+    {"is_anomaly_check_nan_enabled", is_anomaly_check_nan_enabled, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
 bool init_autograd_late() {
   autograd::set_leaf_hook_runner(run_python_leaf_hooks);
+  autograd::set_post_accumulate_runner(run_python_post_accumulate_hooks);
+  for (PyMethodDef* d = kAnomalyFunctions; d->ml_name; ++d) {
+    PyObject* f = make_builtin(*d, d->ml_name, nullptr);
+    int rc = f ? PyObject_SetAttrString(module("torch._C"), d->ml_name, f) : -1;
+    Py_XDECREF(f);
+    if (rc != 0) return false;
+  }
   for (const char* name : {"AccumulateGrad", "NotImplemented", "CopySlices"})
     if (!node_type(name)) return false;
   PyObject* f = make_builtin(run_backward_def, "run_backward", nullptr);

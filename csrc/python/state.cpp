@@ -25,8 +25,6 @@ std::vector<Flag> g_flags = {
     {"is_grad_enabled", "_set_grad_enabled", true, true},
     {"is_inference_mode_enabled", nullptr, false, true},
     {"_is_fwd_grad_enabled", "_set_fwd_grad_enabled", true, true},
-    {"is_anomaly_enabled", nullptr, false, false},
-    {"is_anomaly_check_nan_enabled", nullptr, true, false},
     {"_is_multithreading_enabled", "_set_multithreading_enabled", true, true},
     {"_is_view_replay_enabled", "_set_view_replay_enabled", false, true},
     {"is_autocast_cache_enabled", "set_autocast_cache_enabled", true, true},

@@ -17,6 +17,8 @@ namespace tn::py {
 PyObject* node_face(autograd::Node* n);  // autograd.cpp
 PyObject* get_backward_hooks(PyObject* self, void*);
 int set_backward_hooks(PyObject* self, PyObject* value, void*);
+PyObject* get_post_accumulate_hooks(PyObject* self, void*);
+int set_post_accumulate_hooks(PyObject* self, PyObject* value, void*);
 PyObject* get_retains_grad(PyObject* self, void*);
 
 namespace {
@@ -194,6 +196,8 @@ PyGetSetDef kTensorGetSet[] = {
     {"_grad", get_grad, set_grad, nullptr, nullptr},
     {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
     {"_backward_hooks", get_backward_hooks, set_backward_hooks, nullptr, nullptr},
+    {"_post_accumulate_grad_hooks", get_post_accumulate_hooks, set_post_accumulate_hooks,
+     nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"_grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
     {"data", get_data, set_data, nullptr, nullptr},
