@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "kernels/cpu/blas_loader.h"
+#include "kernels/cpu/cpu_util.h"
+#include "python/device.h"
 #include "python/init.h"
 #include "python/tensor.h"
 
@@ -133,7 +135,6 @@ PyObject* multiprocessing_init(PyObject*, PyObject*) {
 // Intra-op threads: our kernels run on the calling thread; the BLAS has its own pool (MKL's GNU
 // OpenMP layer, or OpenBLAS's), which set_num_threads sizes, as upstream sizes its OpenMP pool
 // and MKL's. Default: the machine's cores.
-int g_num_threads = 0;
 int g_num_interop_threads = 0;
 
 int hardware_threads() {
@@ -142,7 +143,7 @@ int hardware_threads() {
 }
 
 PyObject* get_num_threads(PyObject*, PyObject*) {
-  return PyLong_FromLong(g_num_threads ? g_num_threads : hardware_threads());
+  return PyLong_FromLong(tn::intra_op_threads());
 }
 
 PyObject* set_num_threads(PyObject*, PyObject* arg) {
@@ -152,8 +153,8 @@ PyObject* set_num_threads(PyObject*, PyObject* arg) {
     PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer");
     return nullptr;
   }
-  g_num_threads = static_cast<int>(n);
-  tn::blas().set_num_threads(g_num_threads);
+  tn::set_intra_op_threads(static_cast<int>(n));
+  tn::blas().set_num_threads(static_cast<int>(n));
   Py_RETURN_NONE;
 }
 
@@ -178,8 +179,141 @@ PyObject* init_num_threads(PyObject*, PyObject*) { Py_RETURN_NONE; }
 // contexts work at the Python mode level, not here).
 PyObject* default_device(PyObject*, PyObject*) { return PyUnicode_FromString("cpu"); }
 
+// _accelerator_getAccelerator(): the current accelerator's device type, None on a build without
+// one (upstream's CPU wheel answers None; no back end of ours is an accelerator yet).
+PyObject* get_accelerator(PyObject*, PyObject*) { Py_RETURN_NONE; }
+
 // The privateuseone device keeps upstream's default name (no rename_privateuse1_backend).
 PyObject* privateuse1_name(PyObject*, PyObject*) { return PyUnicode_FromString("privateuseone"); }
+
+// _group_tensors_by_device_and_dtype(tensorlistlist, with_indices): the optimizers' and
+// clip_grad_norm_'s grouping (upstream's _group_tensors_by_first_tensors_device_and_dtype).
+// Index i goes to the group of the first list's i-th tensor's (device, dtype); every list's
+// i-th entry (a Tensor or None; an empty list stays empty) joins that group, and a tensor of
+// another list must share the key's device and dtype, except float32/float64 ones (optimizer
+// steps, which may also be on the CPU) and bfloat16 ones (mixed-precision optimizer states). Returns {(device, dtype): (lists, indices)}, indices empty unless
+// asked for. Groups come in order of first appearance; upstream's come in its hash map's order,
+// which only shows when tensors of several dtypes or devices are grouped at once.
+PyObject* group_tensors_by_device_and_dtype(PyObject*, PyObject* args) {
+  PyObject* lists;
+  int with_indices = 0;
+  if (!PyArg_ParseTuple(args, "O|p:_group_tensors_by_device_and_dtype", &lists, &with_indices))
+    return nullptr;
+  PyObject* outer = PySequence_Fast(lists, "expected a list of lists of tensors");
+  if (!outer) return nullptr;
+  struct Holder {
+    std::vector<PyObject*> refs;
+    ~Holder() { for (PyObject* o : refs) Py_XDECREF(o); }
+  } hold;
+  hold.refs.push_back(outer);
+  Py_ssize_t nlists = PySequence_Fast_GET_SIZE(outer);
+  auto fail = [](const char* msg) -> PyObject* {
+    PyErr_SetString(PyExc_RuntimeError, msg);
+    return nullptr;
+  };
+  if (nlists == 0) return fail("Expected !nested_tensorlist.empty() to be true, but got false.");
+  std::vector<PyObject*> inner(static_cast<size_t>(nlists));
+  for (Py_ssize_t l = 0; l < nlists; ++l) {
+    inner[l] = PySequence_Fast(PySequence_Fast_GET_ITEM(outer, l),
+                               "expected a list of lists of tensors");
+    if (!inner[l]) return nullptr;
+    hold.refs.push_back(inner[l]);
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(inner[0]);
+  if (n == 0) return fail("Expected !nested_tensorlist[0].empty() to be true, but got false.");
+  for (PyObject* l : inner) {
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(l);
+    if (m != n && m != 0) return fail("Expected all tensorlists to have the same length");
+  }
+  auto tensor_at = [&](size_t l, Py_ssize_t i, TensorImpl** t) {
+    PyObject* o = PySequence_Fast_GET_ITEM(inner[l], i);
+    if (o == Py_None) {
+      *t = nullptr;
+      return true;
+    }
+    if (!is_tensor(o)) {
+      PyErr_Format(PyExc_TypeError, "_group_tensors_by_device_and_dtype(): expected Tensor or "
+                   "None, but got %s", Py_TYPE(o)->tp_name);
+      return false;
+    }
+    *t = impl_of(o);
+    return true;
+  };
+  struct Group {
+    Device device;
+    ScalarType dtype;
+    std::vector<std::vector<PyObject*>> lists;  // borrowed from `inner`
+    std::vector<Py_ssize_t> indices;
+  };
+  std::vector<Group> groups;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    TensorImpl* first;
+    if (!tensor_at(0, i, &first)) return nullptr;
+    if (!first)
+      return PyErr_Format(PyExc_RuntimeError, "Tensors of the first list of nested Tensor lists "
+                          "are supposed to be defined but the %zd-th Tensor is not.", i);
+    Device dev = first->device();
+    ScalarType dt = first->dtype();
+    for (size_t l = 1; l < inner.size(); ++l) {
+      if (PySequence_Fast_GET_SIZE(inner[l]) == 0) continue;
+      TensorImpl* t;
+      if (!tensor_at(l, i, &t)) return nullptr;
+      if (!t) continue;
+      ScalarType st = t->dtype();
+      bool step = st == ScalarType::Float || st == ScalarType::Double;
+      bool ok = t->device() == dev ? (st == dt || step || st == ScalarType::BFloat16)
+                                   : (t->device().type == DeviceType::CPU && step);
+      if (!ok)
+        return fail("Tensors of the same index must be on the same device and the same dtype "
+                    "except `step` tensors that can be CPU and float32/64, and optimizer states "
+                    "that can be bfloat16 for mixed-precision training");
+    }
+    Group* g = nullptr;
+    for (Group& c : groups)
+      if (c.device == dev && c.dtype == dt) g = &c;
+    if (!g) {
+      groups.push_back({dev, dt, std::vector<std::vector<PyObject*>>(inner.size()), {}});
+      g = &groups.back();
+    }
+    for (size_t l = 0; l < inner.size(); ++l)
+      if (PySequence_Fast_GET_SIZE(inner[l]) != 0)
+        g->lists[l].push_back(PySequence_Fast_GET_ITEM(inner[l], i));
+    if (with_indices) g->indices.push_back(i);
+  }
+  PyObject* out = PyDict_New();
+  if (!out) return nullptr;
+  for (const Group& g : groups) {
+    PyObject* dev = device_object(g.device);
+    PyObject* key = dev ? PyTuple_Pack(2, dev, dtype_object(g.dtype)) : nullptr;
+    Py_XDECREF(dev);
+    PyObject* ls = PyList_New(static_cast<Py_ssize_t>(g.lists.size()));
+    PyObject* idx = PyList_New(static_cast<Py_ssize_t>(g.indices.size()));
+    bool ok = key && ls && idx;
+    for (size_t l = 0; ok && l < g.lists.size(); ++l) {
+      PyObject* one = PyList_New(static_cast<Py_ssize_t>(g.lists[l].size()));
+      ok = one != nullptr;
+      for (size_t k = 0; ok && k < g.lists[l].size(); ++k)
+        PyList_SET_ITEM(one, k, Py_NewRef(g.lists[l][k]));
+      if (ok) PyList_SET_ITEM(ls, l, one);
+    }
+    for (size_t k = 0; ok && k < g.indices.size(); ++k) {
+      PyObject* v = PyLong_FromSsize_t(g.indices[k]);
+      ok = v != nullptr;
+      if (ok) PyList_SET_ITEM(idx, k, v);
+    }
+    PyObject* val = ok ? PyTuple_Pack(2, ls, idx) : nullptr;
+    ok = val && PyDict_SetItem(out, key, val) == 0;
+    Py_XDECREF(key);
+    Py_XDECREF(ls);
+    Py_XDECREF(idx);
+    Py_XDECREF(val);
+    if (!ok) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+  }
+  return out;
+}
 
 PyMethodDef kFunctions[] = {
     {"get_num_threads", get_num_threads, METH_NOARGS, nullptr},
@@ -189,12 +323,15 @@ PyMethodDef kFunctions[] = {
     {"init_num_threads", init_num_threads, METH_NOARGS, nullptr},
     {"_get_privateuse1_backend_name", privateuse1_name, METH_NOARGS, nullptr},
     {"_get_default_device", default_device, METH_NOARGS, nullptr},
+    {"_accelerator_getAccelerator", get_accelerator, METH_NOARGS, nullptr},
     {"_multiprocessing_init", multiprocessing_init, METH_NOARGS, nullptr},
     {"_dlpack_exchange_api", dlpack_exchange_api, METH_NOARGS, nullptr},
     {"_initExtension", init_extension, METH_O, nullptr},
     {"_add_docstr", add_docstr, METH_VARARGS, nullptr},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, nullptr},
     {"_set_default_dtype", set_default_dtype_py, METH_O, nullptr},
+    {"_group_tensors_by_device_and_dtype", group_tensors_by_device_and_dtype, METH_VARARGS,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "dispatch/kernel.h"
 #include "dispatch/keys.h"
 #include "kernels/rules/elementwise.h"
+#include "kernels/rules/reduce_rules.h"
 #include "python/device.h"
 #include "python/dtype.h"
 #include "python/errors.h"
@@ -541,7 +542,7 @@ PyObject* tensor_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   if (!format_of(t->dtype()) || t->dim() > 64) {
-    PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", name(t->dtype()));
+    PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", enum_name(t->dtype()));
     return nullptr;
   }
   PyObject* np = PyImport_ImportModule("numpy");

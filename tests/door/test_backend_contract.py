@@ -141,6 +141,10 @@ TESTS_OF_THE_REPRESENTATION = {
     # sdpa's back-end choice (upstream's _fused_sdp_choice has a kernel per device: the CPU
     # flash kernel is chosen on CPU only, meta takes the math path)
     "csrc/kernels/composite/attention.cpp": 1,
+    # _foreach_addcmul/addcdiv's packed scalars must be a CPU tensor (upstream's check)
+    "csrc/kernels/composite/foreach.cpp": 1,
+    # _fused_adam(w)_.tensor_lr: lr must be a CPU tensor (upstream's check)
+    "csrc/kernels/cpu/fused_adam.cpp": 1,
 }
 
 

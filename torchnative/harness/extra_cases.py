@@ -29,12 +29,30 @@ def tensors(dtype, n: int = 3):
     return [make_tensor(SHAPE, dtype=dtype, device="cpu", low=low, high=4) for _ in range(n)]
 
 
+def foreach_written(dtype):
+    """The foreach overloads whose one tensor is a 0-dim scalar (add/mul/div.Tensor) or a packed
+    1-dim list of scalars (addcmul/addcdiv.Tensor): the schema's rules would give a 3x4."""
+    xs, ys, zs = ([t] for t in tensors(dtype))
+    zs = [zs[0].abs() + 1]
+    out = {}
+    for name in ("add", "mul", "div"):
+        out[f"aten._foreach_{name}.Tensor"] = ((xs, torch.tensor(0.5)), {})
+        out[f"aten._foreach_{name}_.Tensor"] = (([x.clone() for x in xs], torch.tensor(0.5)), {})
+        out[f"aten._foreach_{name}.Tensor_out"] = ((xs, torch.tensor(0.5)), {"out": Out()})
+    for name in ("addcmul", "addcdiv"):
+        packed = torch.tensor([0.25])
+        out[f"aten._foreach_{name}.Tensor"] = ((xs, ys, zs, packed), {})
+        out[f"aten._foreach_{name}_.Tensor"] = (([x.clone() for x in xs], ys, zs, packed), {})
+        out[f"aten._foreach_{name}.Tensor_out"] = ((xs, ys, zs, packed), {"out": Out()})
+    return out
+
+
 def written(dtype):
     """Arguments we chose by hand, per overload: (args, kwargs)."""
     a, b, _ = tensors(dtype)
     gen = torch.Generator().manual_seed(7)
     f = torch.float32
-    return {
+    return {**foreach_written(dtype), **{
         "aten.pow.Scalar": ((2, a), {}),
         "aten.pow.Scalar_out": ((2, a), {"out": Out()}),
         "aten.remainder.Scalar_Tensor": ((5, a), {}),
@@ -114,14 +132,14 @@ def written(dtype):
         "aten.bernoulli.p": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.float": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.Tensor": ((a.to(f), torch.full(SHAPE, 0.5)), {}),
-    }
+    }}
 
 
 def synthesize(overload: str, dtype):
     """(args, kwargs) for an overload from its schema alone, or None when a type has no rule."""
     schema = getattr(torch.ops.aten, overload.split(".")[1]).__getattr__(
         overload.split(".")[2])._schema
-    pool = iter(tensors(dtype, 4))
+    pool = iter(tensors(dtype, 16))  # the foreach ops take up to six lists of two
     scalar = 2.5 if dtype.is_floating_point else 2
     args, kwargs = [], {}
     for arg in schema.arguments:
@@ -143,6 +161,10 @@ def synthesize(overload: str, dtype):
             value = False
         elif t == "float":
             value = 0.5
+        elif t in ("Tensor[]", "List[Tensor]"):
+            value = [next(pool), next(pool)]  # the foreach ops' lists
+        elif t in ("Scalar[]", "List[number]"):
+            value = [scalar, scalar + 1]
         else:
             return None
         (kwargs.__setitem__(arg.name, value) if arg.kwarg_only else args.append(value))
@@ -164,6 +186,13 @@ def functional_of(overload: str) -> list[str]:
     return [f"aten.{name}.{n}" for n in names]
 
 
+def zeros_like(r):
+    """Zeros shaped like a result; a Tensor[] result (the foreach ops') gets a list of them."""
+    if isinstance(r, (list, tuple)):
+        return [torch.zeros(x.shape, dtype=x.dtype) for x in r]
+    return torch.zeros(r.shape, dtype=r.dtype)
+
+
 def fill_outs(overload: str, args, kwargs):
     """Replaces Out() placeholders by zeros shaped like the functional form's result."""
     if not any(isinstance(v, Out) for v in kwargs.values()):
@@ -182,7 +211,7 @@ def fill_outs(overload: str, args, kwargs):
         outs = [k for k, v in kwargs.items() if isinstance(v, Out)]
         if len(outs) != len(results):
             continue
-        return {**rest, **{k: torch.zeros(r.shape, dtype=r.dtype) for k, r in zip(outs, results)}}
+        return {**rest, **{k: zeros_like(r) for k, r in zip(outs, results)}}
     raise codec.Unencodable(f"no functional form of {overload} gives its out= shape")
 
 

@@ -139,6 +139,41 @@ Grads silu_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], mul(sg, add_scalar(mul(x, rsub(sg, Scalar::from_int(1))), 1.0)))};
 }
 
+// addcmul(self, t1, t2, value): self: grad; t1: grad * (t2 * value); t2: grad * (t1 * value).
+Grads addcmul_backward(const Saved& s, const Grads& g) {
+  Scalar v = s.scalar(3);
+  return {s.need(0) ? g[0] : Tensor(), s.need(1) ? mul(g[0], mul(s.tensor(2), v)) : Tensor(),
+          s.need(2) ? mul(g[0], mul(s.tensor(1), v)) : Tensor()};
+}
+// value / t, as upstream's Scalar / Tensor operator spells it: full_like(t, value).div_(t).
+Tensor scalar_over(const Scalar& v, const Tensor& t) {
+  Tensor full = call_tensor("aten::full_like", {V(t), S(v)});
+  return div(full, t);
+}
+// addcdiv(self, t1, t2, value): self: grad; t1: grad * (value / t2);
+// t2: -grad * (value * t1 / (t2 * t2)).
+Grads addcdiv_backward(const Saved& s, const Grads& g) {
+  Scalar v = s.scalar(3);
+  const Tensor& t1 = s.tensor(1);
+  const Tensor& t2 = s.tensor(2);
+  return {s.need(0) ? g[0] : Tensor(), s.need(1) ? mul(g[0], scalar_over(v, t2)) : Tensor(),
+          s.need(2) ? mul(neg(g[0]), div(mul(t1, v), mul(t2, t2))) : Tensor()};
+}
+// lerp.Scalar(self, end, weight): self: grad * (1 - weight); end: grad * weight.
+Grads lerp_scalar_backward(const Saved& s, const Grads& g) {
+  Scalar w = s.scalar(2);
+  return {s.need(0) ? mul(g[0], Scalar::from_double(1.0 - w.to_double())) : Tensor(),
+          s.need(1) ? mul(g[0], w) : Tensor()};
+}
+// lerp.Tensor(self, end, weight): self: grad * (1 - weight); end: grad * weight;
+// weight: grad * (end - self).
+Grads lerp_tensor_backward(const Saved& s, const Grads& g) {
+  const Tensor& w = s.tensor(2);
+  return {s.need(0) ? mul(g[0], rsub(w, Scalar::from_int(1))) : Tensor(),
+          s.need(1) ? mul(g[0], w) : Tensor(),
+          s.need(2) ? mul(g[0], sub(s.tensor(1), s.tensor(0))) : Tensor()};
+}
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::tanh_backward",
@@ -175,6 +210,16 @@ TN_REGISTER_DERIVATIVE("aten::relu", {"ReluBackward0", {0}, {}, true, relu_backw
 TN_REGISTER_DERIVATIVE("aten::pow.Tensor_Scalar",
                        {"PowBackward0", {0}, {{0}}, false, pow_scalar_backward});
 TN_REGISTER_DERIVATIVE("aten::clone", {"CloneBackward0", {0}, {}, false, identity_backward});
+TN_REGISTER_DERIVATIVE("aten::addcmul",
+                       {"AddcmulBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, 0, addcmul_backward});
+TN_REGISTER_DERIVATIVE("aten::addcdiv",
+                       {"AddcdivBackward0", {0, 1, 2}, {{2, 1}, {2, 2}, {1, 2}}, 0,
+                        addcdiv_backward});
+TN_REGISTER_DERIVATIVE("aten::lerp.Scalar",
+                       {"LerpBackward0", {0, 1}, {}, 0, lerp_scalar_backward});
+TN_REGISTER_DERIVATIVE("aten::lerp.Tensor",
+                       {"LerpBackward1", {0, 1, 2}, {{2}, {0, 2}, {1, 2}}, 0,
+                        lerp_tensor_backward});
 TN_REGISTER_DERIVATIVE("aten::_to_copy", {"ToCopyBackward0", {0}, {}, false, to_copy_backward});
 
 }  // namespace tn::autograd
