@@ -35,33 +35,6 @@ struct Kept {
   int output_nr = 0;
 };
 
-// A tensor sharing t's bytes and version counter but none of its history: what a node keeps of
-// its own outputs (keeping the output itself would make a cycle through its grad_fn).
-Tensor without_history(const Tensor& t) {
-  Tensor a = make<TensorImpl>(t->storage(), t->dtype(), t->sizes(), t->strides(),
-                              t->storage_offset(), t->representation());
-  a->share_version(*t);
-  return a;
-}
-
-// "torch.FloatTensor": the legacy type name upstream's messages use.
-std::string type_name_of(ScalarType s) {
-  const char* legacy = info(s).legacy_name;
-  return std::string("torch.") + (legacy[0] ? legacy : "Tensor");
-}
-
-// "ExpBackward0" -> "Exp": how upstream's messages name the op behind a node.
-std::string op_name_of(const char* node_name) {
-  std::string n(node_name);
-  size_t at = n.rfind("Backward");
-  if (at != std::string::npos && at > 0) {
-    bool digits = at + 8 < n.size();
-    for (size_t i = at + 8; i < n.size(); ++i) digits = digits && n[i] >= '0' && n[i] <= '9';
-    if (digits) n.erase(at);
-  }
-  return n;
-}
-
 constexpr const char* kFreed =
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -97,7 +70,7 @@ class FormulaNode final : public Node {
       with_history.resize(results.size());
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i]) continue;
-        Tensor a = without_history(results[i]);
+        Tensor a = alias_without_history(results[i]);
         a->set_requires_grad(true);
         AutogradMeta& m = a->ensure_autograd_meta();
         m.is_leaf = false;
@@ -130,23 +103,11 @@ class FormulaNode final : public Node {
   std::vector<ArgMeta> metas;
 
  private:
-  // Upstream's SavedVariable check, in its words: a kept output names this node, a kept
-  // non-leaf input the node that now makes it, each as the op's name ("Exp", "Add").
+  // A kept output names this node; a kept non-leaf input, the node that now makes it.
   void check_version(const Kept& k) const {
-    uint32_t now = k.t->version();
-    if (now == k.version) return;
-    std::string what = "[" + type_name_of(k.t->dtype()) + " " +
-                       dims_str(k.t->sizes()) + "]";
     const Node* by = k.is_output ? this : grad_fn_of(*k.t);
     const AutogradMeta* m = k.t->autograd_meta();
-    int nr = k.is_output ? k.output_nr : (m ? m->output_nr : 0);
-    if (by)
-      what += ", which is output " + std::to_string(nr) + " of " + op_name_of(by->name()) + ",";
-    TN_FAIL(Runtime, "one of the variables needed for gradient computation has been modified by "
-            "an inplace operation: ", what, " is at version ", now, "; expected version ",
-            k.version, " instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
-            "check_nan=False).");
+    check_saved_version(k.t, k.version, by, k.is_output ? k.output_nr : (m ? m->output_nr : 0));
   }
 
   const Formula* f_;
@@ -319,7 +280,7 @@ void autograd_kernel(Call& call) {
         fnode->results.resize(static_cast<size_t>(output_nr) + 1);
       if (fnode && v.tensor && output_nr < 32 &&
           (fnode->formula()->saves_results >> output_nr & 1u)) {
-        fnode->results[static_cast<size_t>(output_nr)] = without_history(v.tensor);
+        fnode->results[static_cast<size_t>(output_nr)] = alias_without_history(v.tensor);
         fnode->keep(fnode->results[static_cast<size_t>(output_nr)], true, output_nr);
       }
       ++output_nr;

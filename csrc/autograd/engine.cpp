@@ -37,7 +37,7 @@ void check_no_nan(const Node& n, const Grads& out) {
 // Upstream's validate_outputs: a gradient of another shape is reduced to its input's when the
 // input's shape expands to it, else refused; another dtype is cast.
 Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& m) {
-  if (!g) return g;
+  if (!g || m.undefined) return g;
   if (g->sizes() != m.sizes) {
     bool expandable = g->dim() >= static_cast<int64_t>(m.sizes.size());
     for (size_t i = 0; expandable && i < m.sizes.size(); ++i) {
@@ -153,7 +153,15 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
         if (input_nr < in.size()) captured[k] = in[input_nr];
     if (selective && !needed.count(n)) continue;
     if (!opt.accumulate_grad && dynamic_cast<AccumulateGrad*>(n)) continue;
-    Grads out = n->apply(std::move(in));
+    for (const NodePreHook& h : n->pre_hooks) in = h(std::move(in));
+    Grads out;
+    if (n->post_hooks.empty()) {
+      out = n->apply(std::move(in));
+    } else {
+      out = n->apply(Grads(in));
+      out.resize(n->next.size());
+      for (const NodePostHook& h : n->post_hooks) out = h(std::move(out), in);
+    }
     if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) run_post_accumulate_hooks(acc->variable());
     if (!opt.keep_graph) n->release_saved();
     out.resize(n->next.size());

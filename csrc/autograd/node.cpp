@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "autograd/grad_mode.h"
 #include "kernels/composite/ops.h"
@@ -93,6 +94,48 @@ Edge gradient_edge(const Tensor& t) {
   Ptr<Node> acc = make<AccumulateGrad>(t);
   m->grad_accumulator = acc.get();
   return {std::move(acc), 0};
+}
+
+Tensor alias_without_history(const Tensor& t) {
+  Tensor a = make<TensorImpl>(t->storage(), t->dtype(), t->sizes(), t->strides(),
+                              t->storage_offset(), t->representation());
+  a->share_version(*t);
+  return a;
+}
+
+namespace {
+// "torch.FloatTensor": the legacy type name upstream's messages use.
+std::string type_name_of(ScalarType s) {
+  const char* legacy = info(s).legacy_name;
+  return std::string("torch.") + (legacy[0] ? legacy : "Tensor");
+}
+
+// "ExpBackward0" -> "Exp", and a custom Function's "ExpBackward" -> "Exp": how upstream's
+// messages name the op behind a node.
+std::string op_name_of(const char* node_name) {
+  std::string n(node_name);
+  size_t at = n.rfind("Backward");
+  if (at != std::string::npos && at > 0) {
+    bool digits = true;
+    for (size_t i = at + 8; i < n.size(); ++i) digits = digits && n[i] >= '0' && n[i] <= '9';
+    if (digits) n.erase(at);
+  }
+  return n;
+}
+}  // namespace
+
+void check_saved_version(const Tensor& t, uint32_t kept, const Node* by, int output_nr) {
+  uint32_t now = t->version();
+  if (now == kept) return;
+  std::string what = "[" + type_name_of(t->dtype()) + " " + dims_str(t->sizes()) + "]";
+  if (by)
+    what += ", which is output " + std::to_string(output_nr) + " of " + op_name_of(by->name()) +
+            ",";
+  TN_FAIL(Runtime, "one of the variables needed for gradient computation has been modified by "
+          "an inplace operation: ", what, " is at version ", now, "; expected version ", kept,
+          " instead. Hint: enable anomaly detection to find the operation that failed to "
+          "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+          "check_nan=False).");
 }
 
 InputMeta meta_of(const TensorImpl& t) { return {t.sizes(), t.dtype(), t.device()}; }

@@ -36,7 +36,15 @@ struct InputMeta {
   Dims sizes;
   ScalarType dtype = ScalarType::Float;
   Device device;
+  bool undefined = false;  // a forward output that is no tensor (or not differentiable)
 };
+
+// Hooks on a node itself (grad_fn.register_prehook / register_hook): a pre-hook sees the
+// gradients arriving at the node and returns those to use; a post-hook sees what the node
+// computed (its "grad_inputs") and what it was given ("grad_outputs"), and returns the
+// gradients to send on.
+using NodePreHook = std::function<Grads(Grads grad_outputs)>;
+using NodePostHook = std::function<Grads(Grads grad_inputs, const Grads& grad_outputs)>;
 
 class Node : public RefCounted {
  public:
@@ -60,7 +68,12 @@ class Node : public RefCounted {
   // pre-hooks: register_hook's first, retain_grad's last).
   std::vector<std::pair<uint32_t, GradHook>> tensor_hooks;
   std::vector<std::pair<uint32_t, GradHook>> retain_hooks;
+  std::vector<NodePreHook> pre_hooks;
+  std::vector<NodePostHook> post_hooks;
   void* python_face = nullptr;  // csrc/python's object for the node, if alive (non-owning)
+  // The dicts behind the node's Python pre-hooks [0] and hooks [1] (non-owning: the hook in
+  // pre_hooks / post_hooks that reads each dict holds it).
+  void* python_hooks[2] = {nullptr, nullptr};
 
  protected:
   explicit Node(uint64_t seq) : seq_(seq) {}
@@ -119,6 +132,14 @@ Edge gradient_edge(const Tensor& t);
 
 // The node that made t, or null (leaves, and tensors that do not require grad).
 Node* grad_fn_of(const TensorImpl& t);
+
+// A tensor sharing t's bytes and version counter but none of its history: what a node keeps of
+// its own outputs (keeping the output itself would make a cycle through its grad_fn).
+Tensor alias_without_history(const Tensor& t);
+
+// Upstream's SavedVariable check: t, kept at version `kept`, must still be at it; else the
+// RuntimeError naming t and, when `by` is given, which output of which node it is.
+void check_saved_version(const Tensor& t, uint32_t kept, const Node* by, int output_nr);
 
 // t's shape, dtype and device, as a gradient for it must have.
 InputMeta meta_of(const TensorImpl& t);

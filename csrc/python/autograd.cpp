@@ -2,6 +2,7 @@
 // torch._C._functions as upstream's are, so torch.autograd.graph.Node recognises them) and
 // torch._C._ImperativeEngine.run_backward, which torch.autograd.backward and grad call. The
 // graph and the engine are the core's (csrc/autograd); this file only converts.
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,8 @@ namespace tn::py {
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);  // state.cpp
 
 PyObject* node_face(autograd::Node* n);
+PyObject* register_node_hook(autograd::Node* n, PyObject* hook, bool pre);
+PyObject* add_tensor_hook_dict(autograd::Node* n, PyObject* tensor);
 
 namespace {
 
@@ -104,11 +107,11 @@ PyObject* node_name(PyObject* self, PyObject*) {
 PyObject* node_sequence_nr(PyObject* self, PyObject*) {
   return PyLong_FromUnsignedLongLong(node_of(self)->sequence_nr());
 }
-PyObject* node_hooks_refused(PyObject* self, PyObject*) {
-  PyErr_Format(PyExc_NotImplementedError,
-               "torchnative: hooks on grad_fn (%s) are not implemented yet (autograd, issue 8)",
-               node_of(self)->name());
-  return nullptr;
+PyObject* node_register_hook(PyObject* self, PyObject* hook) {
+  return register_node_hook(node_of(self), hook, false);
+}
+PyObject* node_register_prehook(PyObject* self, PyObject* hook) {
+  return register_node_hook(node_of(self), hook, true);
 }
 
 PyObject* next_functions(PyObject* self, void*) {
@@ -142,29 +145,16 @@ PyObject* variable(PyObject* self, void*) {
   return wrap_tensor(acc->variable());
 }
 
-// grad_fn._register_hook_dict(tensor): the tensor's _backward_hooks run on the gradient of
-// the output it is (Tensor.register_hook's non-leaf case).
 PyObject* register_hook_dict(PyObject* self, PyObject* tensor) {
-  if (!is_tensor(tensor)) {
-    PyErr_SetString(PyExc_TypeError, "_register_hook_dict expects a Tensor");
-    return nullptr;
-  }
-  const AutogradMeta* m = impl_of(tensor)->autograd_meta();
-  PyObject* dict = hooks_of(tensor);
-  if (!dict) Py_RETURN_NONE;
-  PyRef held(dict);
-  node_of(self)->tensor_hooks.emplace_back(
-      static_cast<uint32_t>(m ? m->output_nr : 0),
-      [held](const Tensor& g) { return call_hooks(held.o, g); });
-  Py_RETURN_NONE;
+  return add_tensor_hook_dict(node_of(self), tensor);
 }
 
 PyMethodDef kNodeMethods[] = {
     {"name", node_name, METH_NOARGS, nullptr},
     {"_register_hook_dict", register_hook_dict, METH_O, nullptr},
     {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},
-    {"register_hook", node_hooks_refused, METH_VARARGS, nullptr},
-    {"register_prehook", node_hooks_refused, METH_VARARGS, nullptr},
+    {"register_hook", node_register_hook, METH_O, nullptr},
+    {"register_prehook", node_register_prehook, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 PyGetSetDef kNodeGetSet[] = {{"next_functions", next_functions, nullptr, nullptr, nullptr},
                              {"metadata", metadata, nullptr, nullptr, nullptr},
@@ -298,6 +288,183 @@ PyMethodDef run_backward_def = {"run_backward", reinterpret_cast<PyCFunction>(ru
                                 METH_VARARGS | METH_KEYWORDS, nullptr};
 
 }  // namespace
+
+// grad_fn._register_hook_dict(tensor): the tensor's _backward_hooks run on the gradient of
+// the output it is (Tensor.register_hook's non-leaf case).
+PyObject* add_tensor_hook_dict(Node* n, PyObject* tensor) {
+  if (!is_tensor(tensor)) {
+    PyErr_SetString(PyExc_TypeError, "_register_hook_dict expected a Tensor");
+    return nullptr;
+  }
+  const AutogradMeta* m = impl_of(tensor)->autograd_meta();
+  PyObject* dict = hooks_of(tensor);
+  if (!dict) Py_RETURN_NONE;
+  PyRef held(dict);
+  n->tensor_hooks.emplace_back(static_cast<uint32_t>(m ? m->output_nr : 0),
+                               [held](const Tensor& g) { return call_hooks(held.o, g); });
+  Py_RETURN_NONE;
+}
+
+namespace {
+
+// Gradients as Python sees them: a tuple, None where there is none.
+PyObject* wrap_grads(const autograd::Grads& g) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(g.size()));
+  if (!t) throw PythonErrorSet();
+  for (size_t i = 0; i < g.size(); ++i) {
+    PyObject* x = g[i] ? wrap_tensor(g[i]) : Py_NewRef(Py_None);
+    if (!x) {
+      Py_DECREF(t);
+      throw PythonErrorSet();
+    }
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), x);
+  }
+  return t;
+}
+autograd::Grads unwrap_grads(PyObject* t) {
+  autograd::Grads g(static_cast<size_t>(PyTuple_GET_SIZE(t)));
+  for (size_t i = 0; i < g.size(); ++i) {
+    PyObject* x = PyTuple_GET_ITEM(t, static_cast<Py_ssize_t>(i));
+    if (x != Py_None) g[i] = Tensor(impl_of(x));
+  }
+  return g;
+}
+
+std::string hook_name(PyObject* hook) {
+  PyObject* name = PyObject_GetAttrString(hook, "__name__");
+  if (!name) {
+    PyErr_Clear();
+    return "<unknown>";
+  }
+  const char* s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
+  std::string r = s ? s : "<unknown>";
+  Py_DECREF(name);
+  return r;
+}
+
+// "CPUFloatType": upstream's Tensor::toString.
+std::string type_string(const Tensor& t) {
+  std::string dev = t->device().str();
+  for (char& c : dev) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string legacy = info(t->dtype()).legacy_name;
+  size_t at = legacy.rfind("Tensor");
+  if (at != std::string::npos) legacy.erase(at);
+  return dev + legacy + "Type";
+}
+
+// Upstream's check_single_result / check_variable_result on one replaced gradient.
+void check_single(PyObject* original, PyObject* result, PyObject* hook) {
+  if (result == Py_None) return;
+  if (original == Py_None)
+    TN_FAIL(Runtime, "can't replace a None gradient with a non-None value");
+  if (!is_tensor(result)) {
+    PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
+                 Py_TYPE(result)->tp_name);
+    throw PythonErrorSet();
+  }
+  Tensor o(impl_of(original)), r(impl_of(result));
+  if (o->dtype() != r->dtype() || o->device() != r->device())
+    TN_FAIL(Runtime, "hook '", hook_name(hook), "' has changed the type of value (was ",
+            type_string(o), " got ", type_string(r), ")");
+  if (o->sizes() != r->sizes())
+    TN_FAIL(Runtime, "hook '", hook_name(hook), "' has changed the size of value");
+}
+
+// Upstream's _call_hooks: each hook of the dict is called with (current, *rest); None keeps
+// the gradients, a tuple of as many replaces them (checked one by one).
+PyObject* call_node_hooks(PyObject* dict, PyObject* current, PyObject* rest) {
+  PyObject* hooks = PyDict_Values(dict);  // a copy: a hook may remove itself
+  if (!hooks) {
+    Py_DECREF(current);
+    throw PythonErrorSet();
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); ++i) {
+    PyObject* hook = PyList_GET_ITEM(hooks, i);
+    PyObject* r = rest ? PyObject_CallFunctionObjArgs(hook, current, rest, nullptr)
+                       : PyObject_CallOneArg(hook, current);
+    try {
+      if (!r) throw PythonErrorSet();
+      if (r == Py_None || r == current) {
+        Py_DECREF(r);
+        continue;
+      }
+      if (!PyTuple_Check(r)) {
+        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+        throw PythonErrorSet();
+      }
+      Py_ssize_t want = PyTuple_GET_SIZE(current), got = PyTuple_GET_SIZE(r);
+      if (want != got)
+        TN_FAIL(Runtime, "hook '", hook_name(hook), "' has returned an incorrect number of "
+                "values (got ", got, ", but expected ", want, ")");
+      for (Py_ssize_t k = 0; k < want; ++k)
+        check_single(PyTuple_GET_ITEM(current, k), PyTuple_GET_ITEM(r, k), hook);
+    } catch (...) {
+      Py_XDECREF(r);
+      Py_DECREF(hooks);
+      Py_DECREF(current);
+      throw;
+    }
+    Py_DECREF(current);
+    current = r;
+  }
+  Py_DECREF(hooks);
+  return current;
+}
+
+}  // namespace
+
+// grad_fn.register_prehook(hook) / register_hook(hook): upstream's registerFunctionPreHook /
+// registerFunctionHook. The hooks of one kind share a dict (Function._register_hook makes it
+// and the RemovableHandle); the first registration installs the node's hook that reads it.
+PyObject* register_node_hook(Node* n, PyObject* hook, bool pre) {
+  TN_PY_TRY
+  int k = pre ? 0 : 1;
+  PyObject* dict = n->python_hooks[k] ? static_cast<PyObject*>(n->python_hooks[k]) : Py_None;
+  PyObject* fn_mod = PyImport_ImportModule("torch.autograd.function");
+  PyObject* function = fn_mod ? PyObject_GetAttrString(fn_mod, "Function") : nullptr;
+  Py_XDECREF(fn_mod);
+  PyObject* res = function ? PyObject_CallMethod(function, "_register_hook", "OO", dict, hook)
+                           : nullptr;
+  Py_XDECREF(function);
+  if (!res) return nullptr;
+  if (!PyTuple_Check(res) || PyTuple_GET_SIZE(res) != 2) {
+    Py_DECREF(res);
+    PyErr_SetString(PyExc_RuntimeError, "Function._register_hook returned no (dict, handle)");
+    return nullptr;
+  }
+  if (dict == Py_None) {
+    PyRef held(PyTuple_GET_ITEM(res, 0));
+    n->python_hooks[k] = held.o;
+    if (pre) {
+      n->pre_hooks.push_back([held](autograd::Grads g) {
+        PyObject* r = call_node_hooks(held.o, wrap_grads(g), nullptr);
+        autograd::Grads out = unwrap_grads(r);
+        Py_DECREF(r);
+        return out;
+      });
+    } else {
+      n->post_hooks.push_back([held](autograd::Grads gi, const autograd::Grads& go) {
+        PyObject* outs = wrap_grads(go);
+        PyObject* r = nullptr;
+        try {
+          r = call_node_hooks(held.o, wrap_grads(gi), outs);
+        } catch (...) {
+          Py_DECREF(outs);
+          throw;
+        }
+        Py_DECREF(outs);
+        autograd::Grads out = unwrap_grads(r);
+        Py_DECREF(r);
+        return out;
+      });
+    }
+  }
+  PyObject* handle = Py_NewRef(PyTuple_GET_ITEM(res, 1));
+  Py_DECREF(res);
+  return handle;
+  TN_PY_CATCH(nullptr)
+}
 
 PyObject* node_face(Node* n) {
   if (!n) Py_RETURN_NONE;
