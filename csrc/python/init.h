@@ -27,6 +27,7 @@ bool init_backends();        // backends.cpp: _tn_ queries of the back-end contr
 bool init_dispatch_mode();   // dispatch_mode.cpp: the Python key, TorchDispatchMode's stack
 bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, redispatch, key guards
 bool init_script_object();   // script_object.cpp: torch.ScriptObject (torch.classes instances)
+bool init_autograd_function();  // autograd_function.cpp: _FunctionBase (torch.autograd.Function)
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -40,7 +41,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
-    init_script_object,
+    init_script_object, init_autograd_function,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late, init_autograd_late};

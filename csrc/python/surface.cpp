@@ -209,7 +209,7 @@ PyObject* make_class(PyObject* mod, const Entry& e) {
   // Upstream's bound classes have their own metaclass (pybind11's), and the tree builds
   // metaclasses from type(torch._C.X) + type(Generic): so ours have one too, except those that
   // upstream defines with plain `type` (PRIOR_ART.md, wall 6) and exception classes.
-  static const char* const kPlainType[] = {"_LegacyVariableBase", "_FunctionBase"};
+  static const char* const kPlainType[] = {"_LegacyVariableBase"};
   PyObject* meta = placeholder_meta();
   for (const char* n : kPlainType)
     if (std::strcmp(n, e.name) == 0) meta = reinterpret_cast<PyObject*>(&PyType_Type);
