@@ -59,6 +59,17 @@ Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& m) {
   return g;
 }
 
+thread_local bool t_checkpoint_valid = true;
+
+// Sets checkpoint_valid() for one backward run, restoring it after.
+struct CheckpointValidGuard {
+  bool saved;
+  explicit CheckpointValidGuard(bool can) : saved(t_checkpoint_valid) {
+    t_checkpoint_valid = can && saved;
+  }
+  ~CheckpointValidGuard() { t_checkpoint_valid = saved; }
+};
+
 struct ByOrder {
   bool operator()(const Node* a, const Node* b) const {
     return a->sequence_nr() < b->sequence_nr();
@@ -66,6 +77,8 @@ struct ByOrder {
 };
 
 }  // namespace
+
+bool checkpoint_valid() { return t_checkpoint_valid; }
 
 Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
                    const BackwardOptions& opt) {
@@ -133,6 +146,7 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
 
   Grads captured(inputs.size());
   GradModeGuard mode(opt.create_graph);
+  CheckpointValidGuard checkpoint(!selective);
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();

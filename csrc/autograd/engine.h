@@ -21,6 +21,10 @@ struct BackwardOptions {
 // Runs backward from roots[i] with gradient grads[i]. With `inputs` (edges of the tensors to
 // differentiate with respect to), only what leads to them runs and their gradients are returned
 // in order (null where none arrived); without, every leaf reached accumulates its .grad.
+// Upstream's is_checkpoint_valid: false inside a backward run for given inputs (autograd.grad),
+// where reentrant checkpointing cannot work; true otherwise. Per thread.
+bool checkpoint_valid();
+
 Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
                    const BackwardOptions& opt);
 

@@ -284,6 +284,12 @@ PyObject* run_backward(PyObject*, PyObject* args, PyObject* kwargs) {
   return result;
   TN_PY_CATCH(nullptr)
 }
+// _ImperativeEngine.is_checkpoint_valid(self).
+PyObject* is_checkpoint_valid(PyObject*, PyObject*) {
+  return PyBool_FromLong(autograd::checkpoint_valid());
+}
+PyMethodDef is_checkpoint_valid_def = {"is_checkpoint_valid", is_checkpoint_valid, METH_O,
+                                       nullptr};
 PyMethodDef run_backward_def = {"run_backward", reinterpret_cast<PyCFunction>(run_backward),
                                 METH_VARARGS | METH_KEYWORDS, nullptr};
 
@@ -623,13 +629,18 @@ bool init_autograd_late() {
   }
   for (const char* name : {"AccumulateGrad", "NotImplemented", "CopySlices"})
     if (!node_type(name)) return false;
-  PyObject* f = make_builtin(run_backward_def, "run_backward", nullptr);
-  PyObject* m = f ? PyInstanceMethod_New(f) : nullptr;
-  Py_XDECREF(f);
-  PyObject* engine = m ? PyObject_GetAttrString(module("torch._C"), "_ImperativeEngine") : nullptr;
-  int rc = engine ? PyObject_SetAttrString(engine, "run_backward", m) : -1;
-  Py_XDECREF(engine);
-  Py_XDECREF(m);
+  PyObject* engine = PyObject_GetAttrString(module("torch._C"), "_ImperativeEngine");
+  if (!engine) return false;
+  int rc = 0;
+  for (const PyMethodDef* d : {&run_backward_def, &is_checkpoint_valid_def}) {
+    PyObject* f = make_builtin(*d, d->ml_name, nullptr);
+    PyObject* m = f ? PyInstanceMethod_New(f) : nullptr;
+    Py_XDECREF(f);
+    rc = m ? PyObject_SetAttrString(engine, d->ml_name, m) : -1;
+    Py_XDECREF(m);
+    if (rc != 0) break;
+  }
+  Py_DECREF(engine);
   return rc == 0;
 }
 

@@ -28,6 +28,7 @@ bool init_dispatch_mode();   // dispatch_mode.cpp: the Python key, TorchDispatch
 bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, redispatch, key guards
 bool init_script_object();   // script_object.cpp: torch.ScriptObject (torch.classes instances)
 bool init_autograd_function();  // autograd_function.cpp: _FunctionBase (torch.autograd.Function)
+bool init_autocast();        // autocast.cpp: autocast's state (enabling it refuses)
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -41,7 +42,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
-    init_script_object, init_autograd_function,
+    init_script_object, init_autograd_function, init_autocast,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late, init_autograd_late};
