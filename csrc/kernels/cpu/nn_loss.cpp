@@ -17,11 +17,16 @@ namespace {
 
 enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
-// The checks upstream's nll_loss_forward and nll_loss_backward meta functions share.
-void check_nll_shapes(const Tensor& self, const Tensor& target) {
+// The checks upstream's nll_loss_forward and nll_loss_backward meta functions share; only the
+// forward takes a 1-D input with a 1-D target of one class (upstream's backward refuses it).
+void check_nll_shapes(const Tensor& self, const Tensor& target, bool forward) {
   TN_CHECK(self->dim() > 0 && self->dim() <= 2, "input tensor should be 1D or 2D");
   TN_CHECK(target->dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
-  bool no_batch_dim = self->dim() == 1 && target->dim() == 0;
+  TN_CHECK_KIND(!forward || !(self->dim() == 1 && target->dim() == 1 && target->size(0) != 1),
+                Value, "For 1D input, 1D target must have size 1, but got target size: ",
+                target->size(0));
+  bool no_batch_dim =
+      self->dim() == 1 && (target->dim() == 0 || (forward && target->size(0) == 1));
   TN_CHECK(no_batch_dim || self->size(0) == target->size(0), "size mismatch (got input: ",
            dims_str(self->sizes()), ", target: ", dims_str(target->sizes()), ")");
   TN_CHECK(target->dtype() == ScalarType::Long || target->dtype() == ScalarType::Byte,
@@ -30,17 +35,15 @@ void check_nll_shapes(const Tensor& self, const Tensor& target) {
 
 // Upstream dispatches on floating dtypes only.
 void check_nll_dtypes(const Tensor& self, const char* frame) {
-  TN_CHECK(info(self->dtype()).is_floating, "\"", frame, "\" not implemented for '",
-           c10_dtype_name(self->dtype()), "'");
+  TN_CHECK_KIND(info(self->dtype()).is_floating, NotImplemented, "\"", frame,
+                "\" not implemented for '", c10_dtype_name(self->dtype()), "'");
 }
 
 // nll_loss_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight)
 void nll_forward_rule(Call& c) {
   const Tensor &self = c.tensor(0), &target = c.tensor(1);
   const Tensor* weight = c.optional_tensor(2);
-  check_nll_shapes(self, target);
-  TN_CHECK(!(self->dim() == 1 && target->dim() == 1),
-           "Expected target to be 0D when input is 1D, but got target.dim =", target->dim());
+  check_nll_shapes(self, target, true);
   int64_t n_classes = self->size(self->dim() - 1);
   TN_CHECK(!weight || ((*weight)->dim() == 1 && (*weight)->numel() == n_classes),
            "weight tensor should be defined either for all ", n_classes,
@@ -159,7 +162,7 @@ void nll_backward_rule(Call& c) {
   const Tensor &grad = c.tensor(0), &self = c.tensor(1), &target = c.tensor(2);
   const Tensor* weight = c.optional_tensor(3);
   const Tensor& total = c.tensor(6);
-  check_nll_shapes(self, target);
+  check_nll_shapes(self, target, false);
   TN_CHECK(total->numel() == 1, "expected total_weight to be a  single element tensor, got: ",
            dims_str(total->sizes()), " (", total->numel(), " elements)");
   TN_CHECK(!weight || (*weight)->numel() == self->size(self->dim() - 1),
