@@ -77,6 +77,15 @@ def written(dtype):
         "aten.sigmoid_backward.grad_input": ((a, b / 4), {"grad_input": Out()}),
         "aten.threshold_backward.default": ((a, b, 2.0), {}),
         "aten.threshold_backward.grad_input": ((a, b, 2.0), {"grad_input": Out()}),
+        # The nll kernels (forward weighted by b's first row) and log_softmax's backward:
+        # nll_loss_backward's mean over three rows of classes 0, 3,
+        # 1 (a total weight of 3), log_softmax's on a real log_softmax result.
+        "aten.nll_loss_forward.default": ((a, torch.tensor([0, 3, 1]), b[0], 1, -100), {}),
+        "aten.nll_loss_backward.default": (
+            (torch.tensor(0.5, dtype=dtype), a, torch.tensor([0, 3, 1]), None, 1, -100,
+             torch.tensor(3.0, dtype=dtype)), {}),
+        "aten._log_softmax_backward_data.default": (
+            (a, torch.log_softmax(b.to(f), 1).to(dtype), 1, dtype), {}),
         "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
         "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
         "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),

@@ -110,6 +110,13 @@ Grads softmax_backward(const Saved& s, const Grads& g) {
 Grads log_softmax_backward(const Saved& s, const Grads& g) {
   const Tensor& y = s.result(0);
   int64_t dim = wrap(s.to_int(1), y->dim());
+  // Upstream's kernel (its SLEEF exp, its sum order) where we have it: float32/float64 on the
+  // CPU; elsewhere the same formula in door ops.
+  ScalarType dt = y->dtype();
+  if ((dt == ScalarType::Float || dt == ScalarType::Double) && g[0]->dtype() == dt &&
+      y->device().type == DeviceType::CPU && g[0]->device().type == DeviceType::CPU)
+    return {call_tensor("aten::_log_softmax_backward_data",
+                        {V(g[0]), V(y), Value::of_int(dim), Value::of_dtype(dt)})};
   return {sub(g[0], mul(exp(y), sum_keep(g[0], dim)))};
 }
 // select.int / slice.Tensor: the gradient written into zeros of self's shape.

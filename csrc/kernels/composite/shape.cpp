@@ -1,6 +1,6 @@
 // Shape ops and copies written over other ops (so valid for every representation): reshape,
 // contiguous, flatten, clone, _to_copy and the aten::to overloads, cat/stack, repeat, flip, roll,
-// and the out-of-place forms of tril/triu, masked_fill and index_put.
+// and the out-of-place forms of tril/triu, masked_fill and index_put; broadcast_tensors.
 #include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
@@ -356,6 +356,18 @@ void index_put(Call& c) {
   c.ret(call_tensor("aten::index_put_", {t(out), c.arg(1), c.arg(2), c.arg(3)}));
 }
 TN_REGISTER_COMPOSITE("aten::index_put", index_put);
+
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]: each expanded to the common shape.
+void broadcast_tensors(Call& c) {
+  const std::vector<Tensor>& ts = c.tensor_list(0);
+  Dims shape;
+  for (const Tensor& x : ts) broadcast_into(shape, x->sizes());
+  std::vector<Tensor> out;
+  out.reserve(ts.size());
+  for (const Tensor& x : ts) out.push_back(call_tensor("aten::expand", {t(x), ints(shape)}));
+  c.ret(Value::of_tensors(std::move(out)));
+}
+TN_REGISTER_COMPOSITE("aten::broadcast_tensors", broadcast_tensors);
 
 }  // namespace
 }  // namespace tn

@@ -2,11 +2,14 @@
 // stable (the slice max is subtracted first); float16/bfloat16 compute in float. Contiguous
 // float32 over the last dim takes vec::softmax_row_f32 (upstream's vectorised steps and bits,
 // 6x15x384: 231 -> ~20 us); elsewhere the sum runs sequentially with std::exp, within an ulp
-// or two of upstream.
+// or two of upstream. _log_softmax_backward_data (float32/float64) follows upstream's vector
+// kernel: grad - exp(output) * sum(grad) as one FMA, SLEEF's exp, the sum in its lane order.
 #include <cmath>
 
 #include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/elementwise_sleef.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -89,6 +92,83 @@ void softmax_int(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::softmax.int", softmax_int<false>);
 TN_REGISTER_COMPOSITE("aten::log_softmax.int", softmax_int<true>);
+
+// _log_softmax_backward_data(grad_output, output, dim, input_dtype): grad_output's shape.
+void log_softmax_backward_rule(Call& c) {
+  const Tensor &grad = c.tensor(0), &out = c.tensor(1);
+  wrap_dim(c.to_int(2), grad->dim());
+  TN_CHECK(grad->sizes() == out->sizes(), "grad_output and output must have the same sizes");
+  c.ret(new_on(grad, grad->sizes(), grad->dtype()));
+}
+
+// Upstream's vec::reduce_all of a row of n (x + y), for vectors of W lanes: rows shorter than
+// W summed in order; else lane-wise sums, the tail into its first lanes, then the lanes folded
+// (float: halving tree, as its AVX2/AVX-512 specialisations; double: in lane order).
+template <typename T>
+T row_sum_lanes(const T* p, int64_t n, int64_t step, int W) {
+  if (n < W) {
+    T acc = p[0];
+    for (int64_t i = 1; i < n; ++i) acc = acc + p[i * step];
+    return acc;
+  }
+  T lane[16];
+  for (int l = 0; l < W; ++l) lane[l] = p[l * step];
+  int64_t d = W;
+  for (; d < n - n % W; d += W)
+    for (int l = 0; l < W; ++l) lane[l] = lane[l] + p[(d + l) * step];
+  for (int64_t l = 0; l < n - d; ++l) lane[l] = lane[l] + p[(d + l) * step];
+  if constexpr (std::is_same_v<T, float>) {
+    for (int s = W / 2; s >= 1; s /= 2)
+      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+    return lane[0];
+  } else {
+    T acc = lane[0];
+    for (int l = 1; l < W; ++l) acc = acc + lane[l];
+    return acc;
+  }
+}
+
+void log_softmax_backward_cpu(Call& c) {
+  const std::string& key = c.key();
+  Tensor g = contiguous(c.tensor(0), key), y = contiguous(c.tensor(1), key);
+  const Tensor& res = c.results[0].tensor;
+  TN_CHECK_KIND(g->dtype() == y->dtype() && (g->dtype() == ScalarType::Float ||
+                                              g->dtype() == ScalarType::Double),
+                NotImplemented, key, " has no kernel in torchnative for dense CPU tensors of "
+                "dtype ", name(g->dtype()), " (float32 and float64 only)");
+  int64_t dim = wrap_dim(c.to_int(2), g->dim());
+  int64_t len = g->dim() == 0 ? 1 : g->size(dim), inner = 1, outer = 1;
+  for (int64_t i = dim + 1; i < g->dim(); ++i) inner *= g->size(i);
+  for (int64_t i = 0; i < dim; ++i) outer *= g->size(i);
+  bool simd = sleef::available();
+  int bytes = cpu::isa() == cpu::Isa::Avx512 ? 64 : 32;
+  dispatch_dtype(g->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* pg = data_of<T>(g, key);
+      const T* py = data_of<T>(y, key);
+      Tensor o = contiguous(res, key);
+      T* po = data_of<T>(o, key);
+      int W = bytes / static_cast<int>(sizeof(T));
+      for (int64_t a = 0; a < outer; ++a)
+        for (int64_t b = 0; b < inner; ++b) {
+          int64_t base = a * len * inner + b;
+          // The last dim: reduce_all's lanes; elsewhere upstream's lanes run across inner,
+          // so each element's sum is in order.
+          T sum = row_sum_lanes(pg + base, len, inner, inner == 1 ? W : 1);
+          for (int64_t k = 0; k < len; ++k) {
+            int64_t i = base + k * inner;
+            T e = simd ? sleef::exp(py[i]) : std::exp(py[i]);
+            // Upstream's x - y.exp() * sum, which its compiler contracts into one FMA.
+            po[i] = simd ? std::fma(-e, sum, pg[i]) : pg[i] - e * sum;
+          }
+        }
+      if (o.get() != res.get()) copy_cast(res, o, key);
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::_log_softmax_backward_data", log_softmax_backward_rule,
+                       log_softmax_backward_cpu);
 
 }  // namespace
 }  // namespace tn

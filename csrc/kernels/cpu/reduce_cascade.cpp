@@ -11,12 +11,6 @@
 namespace tn {
 namespace {
 
-// ceil(log2(x)), 1 for x <= 2 (upstream's CeilLog2).
-int64_t ceil_log2(int64_t x) {
-  if (x <= 2) return 1;
-  return 64 - __builtin_clzll(static_cast<uint64_t>(x - 1));
-}
-
 // Reads L consecutive elements at p.
 template <typename T, int L>
 struct Lanes {

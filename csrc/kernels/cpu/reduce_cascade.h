@@ -6,11 +6,18 @@
 // elements. Pure C++.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/tensor_impl.h"
 
 namespace tn {
+
+// ceil(log2(x)), 1 for x <= 2 (upstream's CeilLog2; the cascade sums' and nll_loss's levels).
+inline int64_t ceil_log2(int64_t x) {
+  if (x <= 2) return 1;
+  return 64 - __builtin_clzll(static_cast<uint64_t>(x - 1));
+}
 
 // out (float32 or float64, self's dtype; the reduced shape, keepdim or not, any strides) = the
 // sum of self over the dims mask marks. False, with out untouched, for any other dtype.
