@@ -67,7 +67,7 @@ P plane_sum(const P* x, const P* dy, int64_t n, bool with_mean, P mean) {
   int64_t d = w;
   for (; d < n - n % w; d += w)
     for (int j = 0; j < w; ++j)
-      acc[j] = with_mean ? madd(x[d + j] - mean, dy[d + j], acc[j]) : acc[j] + dy[d + j];
+      acc[j] = acc[j] + term(d + j);
   for (int j = 0; d + j < n; ++j)
     acc[j] = with_mean ? madd(x[d + j] - mean, dy[d + j], acc[j]) : acc[j] + dy[d + j];
   return hsum(acc, w);
@@ -306,9 +306,32 @@ void batch_norm_backward(Call& c) {
   const Tensor* gi = c.results[0].is_none() ? nullptr : &c.results[0].tensor;
   std::vector<P> gw(static_cast<size_t>(ch)), gb(static_cast<size_t>(ch));
   T* pgi = gi ? data_of<T>(*gi, key) : nullptr;
+  // One element per image: upstream's channels-last kernel, whose sums are rows of P per
+  // thread (summed in double) and whose grad_mean and gradients stay in P.
+  bool rows_path = image == 1;
+  std::vector<P> row_sum, row_dot;
+  if (rows_path) {
+    row_sum.assign(static_cast<size_t>(ch), P(0));
+    row_dot.assign(static_cast<size_t>(ch), P(0));
+    std::vector<double> s(static_cast<size_t>(ch)), d(static_cast<size_t>(ch));
+    for_each_thread_chunk(total, [&](int64_t b, int64_t e) {
+      std::vector<P> rs(static_cast<size_t>(ch), P(0)), rd(static_cast<size_t>(ch), P(0));
+      for (int64_t i = b; i < e; ++i)
+        for (int64_t f = 0; f < ch; ++f) {
+          rs[f] = rs[f] + pg[i * ch + f];
+          rd[f] = madd(px[i * ch + f] - mean[f], pg[i * ch + f], rd[f]);
+        }
+      for (int64_t f = 0; f < ch; ++f) s[f] += rs[f], d[f] += rd[f];
+    });
+    for (int64_t f = 0; f < ch; ++f) row_sum[f] = static_cast<P>(s[f]), row_dot[f] = static_cast<P>(d[f]);
+  }
   for (int64_t f = 0; f < ch; ++f) {
     double sum = 0, dotp = 0;
-    for (int64_t n = 0; n < nb; ++n) {
+    if (rows_path) {
+      sum = row_sum[f];
+      dotp = row_dot[f];
+    }
+    for (int64_t n = 0; n < nb && !rows_path; ++n) {
       int64_t off = (n * ch + f) * image;
       sum += plane_sum<P>(px + off, pg + off, image, false, mean[f]);
       dotp += plane_sum<P>(px + off, pg + off, image, true, mean[f]);
@@ -316,11 +339,15 @@ void batch_norm_backward(Call& c) {
     if (pgi) {
       if (train) {
         P k = static_cast<P>(dotp) * invstd[f] * invstd[f] / static_cast<P>(total);
-        P grad_mean = static_cast<P>(sum / total);
+        P grad_mean = rows_path ? static_cast<P>(sum) / static_cast<P>(total)
+                                : static_cast<P>(sum / total);
         for (int64_t n = 0; n < nb; ++n) {
           int64_t off = (n * ch + f) * image;
           for (int64_t i = 0; i < image; ++i) {
-            P dx = madd(-(px[off + i] - mean[f]), k, pg[off + i] - grad_mean);
+            // measured: upstream's float rows kernel rounds the product apart
+            P dx = rows_path && std::is_same_v<P, float>
+                       ? (pg[off + i] - grad_mean) - (px[off + i] - mean[f]) * k
+                       : madd(-(px[off + i] - mean[f]), k, pg[off + i] - grad_mean);
             pgi[off + i] = T(dx * invstd[f] * w[f]);
           }
         }
@@ -331,7 +358,7 @@ void batch_norm_backward(Call& c) {
         }
       }
     }
-    gw[f] = static_cast<P>(dotp * invstd[f]);
+    gw[f] = rows_path ? static_cast<P>(dotp) * invstd[f] : static_cast<P>(dotp * invstd[f]);
     gb[f] = static_cast<P>(sum);
   }
   if (!c.results[1].is_none()) store(c.results[1].tensor, gw, key);
