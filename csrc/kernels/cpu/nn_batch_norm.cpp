@@ -21,9 +21,12 @@ namespace tn {
 namespace {
 
 // Note [Batch norm's contractions]: upstream's batch_norm_kernel.cpp is compiled once per
-// vector build with -mfma on AVX2/AVX-512, and GCC then contracts a * b + c into one fused
-// multiply-add, in its scalar code and in its Vectorized operators alike; the DEFAULT build
-// and Normalization.cpp (the running statistics) have no FMA. madd() is that step.
+// vector build with -mfma on AVX2/AVX-512, and GCC contracts some of its a * b + c into one
+// fused multiply-add; the DEFAULT build and Normalization.cpp (the running statistics) have
+// no FMA. madd() is that step, used where measurement against upstream's bits (float32 and
+// float64, tests/autograd/test_conv_pool.py) showed a fused step: the forward's beta and
+// x * alpha + beta, the backward's dx, the rows kernel's dot product; the backward's plane
+// sums are not fused, and the rows kernel's float32 dx is not (its float64 one is).
 bool upstream_fma() { return cpu::isa() != cpu::Isa::Base; }
 template <typename P>
 P madd(P a, P b, P c) {
