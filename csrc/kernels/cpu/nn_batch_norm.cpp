@@ -1,0 +1,442 @@
+// native_batch_norm and native_batch_norm_backward on dense CPU tensors (training with the
+// running statistics updated in place, and evaluation), and the composites F.batch_norm
+// reaches: batch_norm -> _batch_norm_impl_index -> native_batch_norm. float32 and float64 follow
+// upstream's contiguous kernels step by step (batch_norm_kernel.cpp, Normalization.cpp): the
+// mean and variance sums in double, over the planes in order (over per-thread float rows when
+// an image is one element), the running statistics in upstream's mixed float/double
+// arithmetic, the output as x * alpha + beta, the backward's plane sums in the lanes of its
+// vector build; Note [Batch norm's contractions] says where upstream's compiler fuses a
+// multiply and an add. float16/bfloat16 compute in float (not bit for bit).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
+#include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+// Note [Batch norm's contractions]: upstream's batch_norm_kernel.cpp is compiled once per
+// vector build with -mfma on AVX2/AVX-512, and GCC contracts some of its a * b + c into one
+// fused multiply-add; the DEFAULT build and Normalization.cpp (the running statistics) have
+// no FMA. madd() is that step, used where measurement against upstream's bits (float32 and
+// float64, tests/autograd/test_conv_pool.py) showed a fused step: the forward's beta and
+// x * alpha + beta, the backward's dx, the rows kernel's dot product; the backward's plane
+// sums are not fused, and the rows kernel's float32 dx is not (its float64 one is).
+bool upstream_fma() { return cpu::isa() != cpu::Isa::Base; }
+template <typename P>
+P madd(P a, P b, P c) {
+  return upstream_fma() ? std::fma(a, b, c) : a * b + c;
+}
+
+// The lanes of upstream's Vectorized<P> on this build (32 bytes on DEFAULT and AVX2, 64 on
+// AVX-512), and its horizontal sum: the shuffle tree of VecReduceAllSIMD for float on AVX2
+// and AVX-512 (lane i plus lane i + half, halving), lane by lane in order otherwise.
+template <typename P>
+int lanes() {
+  return (cpu::isa() == cpu::Isa::Avx512 ? 64 : 32) / static_cast<int>(sizeof(P));
+}
+template <typename P>
+P hsum(P* v, int w) {
+  if (std::is_same_v<P, float> && cpu::isa() != cpu::Isa::Base) {
+    for (int half = w / 2; half > 0; half /= 2)
+      for (int j = 0; j < half; ++j) v[j] = v[j] + v[j + half];
+    return v[0];
+  }
+  P acc = v[0];
+  for (int j = 1; j < w; ++j) acc = acc + v[j];
+  return acc;
+}
+
+// upstream's vec::map2_reduce_all(map, sum, x, dy, n) with map(x, dy) = (x - mean) * dy
+// (with_mean) or vec::reduce_all(sum, dy, n) (!with_mean): the first W values start the lanes,
+// each further block of W is added (fused when mapped), the tail's lanes replaced.
+template <typename P>
+P plane_sum(const P* x, const P* dy, int64_t n, bool with_mean, P mean) {
+  constexpr int kMax = 16;
+  const int w = lanes<P>();
+  auto term = [&](int64_t i) { return with_mean ? (x[i] - mean) * dy[i] : dy[i]; };
+  P acc[kMax];
+  if (n < w) {  // the generic vec_reduce_all over the loaded count
+    P s = n > 0 ? term(0) : P(0);
+    for (int64_t i = 1; i < n; ++i) s = s + term(i);
+    return s;
+  }
+  for (int j = 0; j < w; ++j) acc[j] = term(j);
+  int64_t d = w;
+  for (; d < n - n % w; d += w)
+    for (int j = 0; j < w; ++j)
+      acc[j] = acc[j] + term(d + j);
+  for (int j = 0; d + j < n; ++j)
+    acc[j] = with_mean ? madd(x[d + j] - mean, dy[d + j], acc[j]) : acc[j] + dy[d + j];
+  return hsum(acc, w);
+}
+
+// upstream's at::parallel_for(0, n, 1, f) under OpenMP: min(threads, n) chunks of
+// ceil(n / chunks), f(begin, end) for each in turn (on this thread).
+template <typename F>
+void for_each_thread_chunk(int64_t n, F&& f) {
+  int64_t threads = std::max<int64_t>(1, std::min<int64_t>(intra_op_threads(), n));
+  int64_t chunk = (n + threads - 1) / threads;
+  for (int64_t b = 0; b < n; b += chunk) f(b, std::min(n, b + chunk));
+}
+
+// Upstream's batch_norm_cpu_collect_stats: per channel the mean and the sum of squared
+// deviations of an (n_batch, C, image) contiguous input.
+template <typename P>
+void collect_stats(const P* x, int64_t nb, int64_t ch, int64_t image, P* mean, P* var_sum) {
+  using A = double;  // upstream's acc_type<float/double, false>
+  int64_t total = nb * image;
+  if (image != 1) {
+    for (int64_t c = 0; c < ch; ++c) {
+      A sum = 0;
+      for (int64_t n = 0; n < nb; ++n)
+        for (int64_t i = 0; i < image; ++i) sum += x[(n * ch + c) * image + i];
+      P m = static_cast<P>(sum / total);
+      mean[c] = m;
+      A vs = 0;
+      for (int64_t n = 0; n < nb; ++n)
+        for (int64_t i = 0; i < image; ++i) {
+          P v = x[(n * ch + c) * image + i];
+          vs += (v - m) * (v - m);
+        }
+      var_sum[c] = static_cast<P>(vs);
+    }
+    return;
+  }
+  // one element per image: upstream's channels-last reduction, rows summed in P per thread
+  std::vector<P> rows;
+  for_each_thread_chunk(total, [&](int64_t b, int64_t e) {
+    size_t at = rows.size();
+    rows.resize(at + static_cast<size_t>(ch), P(0));
+    for (int64_t i = b; i < e; ++i)
+      for (int64_t c = 0; c < ch; ++c) rows[at + c] = x[i * ch + c] + rows[at + c];
+  });
+  size_t nrows = rows.size() / static_cast<size_t>(std::max<int64_t>(ch, 1));
+  for (int64_t c = 0; c < ch; ++c) {
+    A sum = 0;
+    for (size_t r = 0; r < nrows; ++r) sum += rows[r * ch + c];
+    mean[c] = static_cast<P>(sum / total);
+  }
+  rows.clear();
+  for_each_thread_chunk(total, [&](int64_t b, int64_t e) {
+    size_t at = rows.size();
+    rows.resize(at + static_cast<size_t>(ch), P(0));
+    for (int64_t i = b; i < e; ++i)
+      for (int64_t c = 0; c < ch; ++c) {
+        P d = x[i * ch + c] - mean[c];
+        rows[at + c] = madd(d, d, rows[at + c]);
+      }
+  });
+  for (int64_t c = 0; c < ch; ++c) {
+    A vs = 0;
+    for (size_t r = 0; r < nrows; ++r) vs += rows[r * ch + c];
+    var_sum[c] = static_cast<P>(vs);
+  }
+}
+
+// native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//                   Tensor? running_var, bool training, float momentum, float eps)
+ScalarType stat_dtype(const Tensor& x, const Tensor* w) {
+  bool reduced = x->dtype() == ScalarType::Half || x->dtype() == ScalarType::BFloat16;
+  return reduced && w && (*w)->dtype() == ScalarType::Float ? ScalarType::Float : x->dtype();
+}
+void batch_norm_rule(Call& c) {
+  const Tensor& x = c.tensor(0);
+  TN_CHECK_KIND(is_floating(x->dtype()), NotImplemented, "\"batch_norm\" not implemented for '",
+                enum_name(x->dtype()), "'");
+  TN_CHECK(x->dim() >= 2, "native_batch_norm: expected an input of at least 2 dims, but got ",
+           dims_str(x->sizes()));
+  bool train = c.to_bool(5);
+  int64_t ch = x->size(1);
+  ScalarType st = stat_dtype(x, c.optional_tensor(1));
+  const char* names[] = {"", "weight", "bias", "running_mean", "running_var"};
+  for (size_t i = 1; i <= 4; ++i) {
+    const Tensor* t = c.optional_tensor(i);
+    if (!t) continue;
+    TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
+             (*t)->numel());
+    TN_CHECK((*t)->dtype() == x->dtype() || (*t)->dtype() == st, "expected scalar type ",
+             enum_name(st), " but found ", enum_name((*t)->dtype()));
+  }
+  TN_CHECK(train || (c.optional_tensor(3) && c.optional_tensor(4)),
+           "running_mean must be defined in evaluation mode");
+  TN_CHECK(!train || x->numel() != 0, "input tensor must have at least one element, but got "
+           "input_sizes = ", dims_str(x->sizes()));
+  c.ret(new_on(x, x->sizes(), x->dtype()));
+  c.ret(new_on(x, Dims{train ? ch : 0}, st));
+  c.ret(new_on(x, Dims{train ? ch : 0}, st));
+}
+
+// A parameter as a contiguous P buffer (ones or zeros when absent).
+template <typename P>
+std::vector<P> param(const Tensor* t, int64_t ch, P fill, const std::string& key) {
+  std::vector<P> v(static_cast<size_t>(ch), fill);
+  if (!t) return v;
+  Tensor cc = contiguous(cast_to(*t, std::is_same_v<P, double> ? ScalarType::Double
+                                                               : ScalarType::Float, key), key);
+  const P* p = data_of<P>(cc, key);
+  for (int64_t i = 0; i < ch; ++i) v[i] = p[i];
+  return v;
+}
+// Writes ch values of P into a 1-d tensor of any float dtype and stride.
+template <typename P>
+void store(const Tensor& t, const std::vector<P>& v, const std::string& key) {
+  Tensor src = empty_tensor({static_cast<int64_t>(v.size())},
+                            std::is_same_v<P, double> ? ScalarType::Double : ScalarType::Float,
+                            Device{});
+  P* p = data_of<P>(src, key);
+  for (size_t i = 0; i < v.size(); ++i) p[i] = v[i];
+  copy_cast(t, make_view(src, t->sizes(), contiguous_strides(t->sizes()), 0), key);
+}
+
+template <typename T, typename P>
+void batch_norm_forward(Call& c) {
+  const std::string& key = c.key();
+  Tensor x = contiguous(c.tensor(0), key);
+  const Tensor *rm = c.optional_tensor(3), *rv = c.optional_tensor(4);
+  bool train = c.to_bool(5);
+  double momentum = c.to_double(6), eps = c.to_double(7);
+  int64_t nb = x->size(0), ch = x->size(1);
+  int64_t image = nb * ch ? x->numel() / (nb * ch) : 0;
+  Tensor xp = cast_to(x, std::is_same_v<P, double> ? ScalarType::Double : ScalarType::Float, key);
+  const P* px = data_of<P>(xp, key);
+  std::vector<P> w = param<P>(c.optional_tensor(1), ch, P(1), key);
+  std::vector<P> b = param<P>(c.optional_tensor(2), ch, P(0), key);
+  std::vector<P> mean(static_cast<size_t>(ch)), invstd(static_cast<size_t>(ch));
+  if (train) {
+    std::vector<P> vs(static_cast<size_t>(ch));
+    collect_stats<P>(px, nb, ch, image, mean.data(), vs.data());
+    int64_t n = nb * image;
+    std::vector<P> rmv = rm ? param<P>(rm, ch, P(0), key) : std::vector<P>();
+    std::vector<P> rvv = rv ? param<P>(rv, ch, P(0), key) : std::vector<P>();
+    P mom = static_cast<P>(momentum);
+    for (int64_t f = 0; f < ch; ++f) {
+      double var = vs[f] / n;  // upstream's InvStd<acc_type> of var_sum / n
+      invstd[f] = (var != 0 || eps != 0) ? static_cast<P>(1 / std::sqrt(var + eps)) : P(0);
+      if (rm) rmv[f] = mom * mean[f] + (1 - mom) * rmv[f];
+      if (rv) {
+        double unbiased = vs[f] / (n - 1);
+        rvv[f] = static_cast<P>(mom * unbiased + (1 - mom) * rvv[f]);
+      }
+    }
+    if (rm) store(*rm, rmv, key);
+    if (rv) store(*rv, rvv, key);
+    store(c.results[1].tensor, mean, key);
+    store(c.results[2].tensor, invstd, key);
+  } else {
+    std::vector<P> rmv = param<P>(rm, ch, P(0), key), rvv = param<P>(rv, ch, P(0), key);
+    for (int64_t f = 0; f < ch; ++f) {
+      mean[f] = rmv[f];
+      invstd[f] = 1 / std::sqrt(rvv[f] + static_cast<P>(eps));
+    }
+  }
+  if (x->numel() == 0) return;
+  std::vector<P> alpha(static_cast<size_t>(ch)), beta(static_cast<size_t>(ch));
+  for (int64_t f = 0; f < ch; ++f) {
+    alpha[f] = invstd[f] * w[f];
+    beta[f] = madd(-mean[f], alpha[f], b[f]);
+  }
+  T* y = data_of<T>(c.results[0].tensor, key);
+  for (int64_t n = 0; n < nb; ++n)
+    for (int64_t f = 0; f < ch; ++f) {
+      int64_t off = (n * ch + f) * image;
+      for (int64_t i = 0; i < image; ++i) y[off + i] = T(madd(px[off + i], alpha[f], beta[f]));
+    }
+}
+
+void batch_norm_cpu(Call& c) {
+  switch (c.tensor(0)->dtype()) {
+    case ScalarType::Double: return batch_norm_forward<double, double>(c);
+    case ScalarType::Float: return batch_norm_forward<float, float>(c);
+    case ScalarType::Half: return batch_norm_forward<Half, float>(c);
+    case ScalarType::BFloat16: return batch_norm_forward<BFloat16, float>(c);
+    default: TN_FAIL(Internal, "batch_norm: dtype passed the rule");
+  }
+}
+TN_REGISTER_STRUCTURED("aten::native_batch_norm", batch_norm_rule, batch_norm_cpu);
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight,
+//   Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd,
+//   bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+void batch_norm_backward_rule(Call& c) {
+  const Tensor &go = c.tensor(0), &x = c.tensor(1);
+  TN_CHECK_KIND(is_floating(x->dtype()), NotImplemented,
+                "\"batch_norm_backward_cpu\" not implemented for '", enum_name(x->dtype()), "'");
+  TN_CHECK(go->sizes() == x->sizes(), "native_batch_norm_backward: expected grad_out of size ",
+           dims_str(x->sizes()), ", but got ", dims_str(go->sizes()));
+  bool train = c.to_bool(7);
+  TN_CHECK(train ? (c.optional_tensor(5) && c.optional_tensor(6))
+                 : (c.optional_tensor(3) && c.optional_tensor(4)),
+           train ? "native_batch_norm_backward: training needs save_mean and save_invstd"
+                 : "native_batch_norm_backward: evaluation needs running_mean and running_var");
+  const std::vector<bool>& m = c.arg(9).bools;
+  TN_CHECK(m.size() == 3, "native_batch_norm_backward: output_mask must have 3 values");
+  ScalarType st = stat_dtype(x, c.optional_tensor(2));
+  int64_t ch = x->size(1);
+  if (m[0]) c.ret(new_on(x, x->sizes(), x->dtype())); else c.ret(Value{});
+  if (m[1]) c.ret(new_on(x, Dims{ch}, st)); else c.ret(Value{});
+  if (m[2]) c.ret(new_on(x, Dims{ch}, st)); else c.ret(Value{});
+}
+
+template <typename T, typename P>
+void batch_norm_backward(Call& c) {
+  const std::string& key = c.key();
+  ScalarType pt = std::is_same_v<P, double> ? ScalarType::Double : ScalarType::Float;
+  Tensor x = contiguous(cast_to(c.tensor(1), pt, key), key);
+  Tensor go = contiguous(cast_to(c.tensor(0), pt, key), key);
+  bool train = c.to_bool(7);
+  double eps = c.to_double(8);
+  int64_t nb = x->size(0), ch = x->size(1);
+  int64_t image = nb * ch ? x->numel() / (nb * ch) : 0;
+  int64_t total = nb * image;
+  const P *px = data_of<P>(x, key), *pg = data_of<P>(go, key);
+  std::vector<P> w = param<P>(c.optional_tensor(2), ch, P(1), key);
+  std::vector<P> mean, invstd;
+  if (train) {
+    mean = param<P>(c.optional_tensor(5), ch, P(0), key);
+    invstd = param<P>(c.optional_tensor(6), ch, P(0), key);
+  } else {
+    mean = param<P>(c.optional_tensor(3), ch, P(0), key);
+    std::vector<P> rv = param<P>(c.optional_tensor(4), ch, P(0), key);
+    invstd.resize(static_cast<size_t>(ch));
+    for (int64_t f = 0; f < ch; ++f) invstd[f] = static_cast<P>(1 / std::sqrt(rv[f] + eps));
+  }
+  const Tensor* gi = c.results[0].is_none() ? nullptr : &c.results[0].tensor;
+  std::vector<P> gw(static_cast<size_t>(ch)), gb(static_cast<size_t>(ch));
+  T* pgi = gi ? data_of<T>(*gi, key) : nullptr;
+  // One element per image: upstream's channels-last kernel, whose sums are rows of P per
+  // thread (summed in double) and whose grad_mean and gradients stay in P.
+  bool rows_path = image == 1;
+  std::vector<P> row_sum, row_dot;
+  if (rows_path) {
+    row_sum.assign(static_cast<size_t>(ch), P(0));
+    row_dot.assign(static_cast<size_t>(ch), P(0));
+    std::vector<double> s(static_cast<size_t>(ch)), d(static_cast<size_t>(ch));
+    for_each_thread_chunk(total, [&](int64_t b, int64_t e) {
+      std::vector<P> rs(static_cast<size_t>(ch), P(0)), rd(static_cast<size_t>(ch), P(0));
+      for (int64_t i = b; i < e; ++i)
+        for (int64_t f = 0; f < ch; ++f) {
+          rs[f] = rs[f] + pg[i * ch + f];
+          rd[f] = madd(px[i * ch + f] - mean[f], pg[i * ch + f], rd[f]);
+        }
+      for (int64_t f = 0; f < ch; ++f) s[f] += rs[f], d[f] += rd[f];
+    });
+    for (int64_t f = 0; f < ch; ++f) row_sum[f] = static_cast<P>(s[f]), row_dot[f] = static_cast<P>(d[f]);
+  }
+  for (int64_t f = 0; f < ch; ++f) {
+    double sum = 0, dotp = 0;
+    if (rows_path) {
+      sum = row_sum[f];
+      dotp = row_dot[f];
+    }
+    for (int64_t n = 0; n < nb && !rows_path; ++n) {
+      int64_t off = (n * ch + f) * image;
+      sum += plane_sum<P>(px + off, pg + off, image, false, mean[f]);
+      dotp += plane_sum<P>(px + off, pg + off, image, true, mean[f]);
+    }
+    if (pgi) {
+      if (train) {
+        P k = static_cast<P>(dotp) * invstd[f] * invstd[f] / static_cast<P>(total);
+        P grad_mean = rows_path ? static_cast<P>(sum) / static_cast<P>(total)
+                                : static_cast<P>(sum / total);
+        for (int64_t n = 0; n < nb; ++n) {
+          int64_t off = (n * ch + f) * image;
+          for (int64_t i = 0; i < image; ++i) {
+            // measured: upstream's float rows kernel rounds the product apart
+            P dx = rows_path && std::is_same_v<P, float>
+                       ? (pg[off + i] - grad_mean) - (px[off + i] - mean[f]) * k
+                       : madd(-(px[off + i] - mean[f]), k, pg[off + i] - grad_mean);
+            pgi[off + i] = T(dx * invstd[f] * w[f]);
+          }
+        }
+      } else {
+        for (int64_t n = 0; n < nb; ++n) {
+          int64_t off = (n * ch + f) * image;
+          for (int64_t i = 0; i < image; ++i) pgi[off + i] = T(pg[off + i] * invstd[f] * w[f]);
+        }
+      }
+    }
+    gw[f] = rows_path ? static_cast<P>(dotp) * invstd[f] : static_cast<P>(dotp * invstd[f]);
+    gb[f] = static_cast<P>(sum);
+  }
+  if (!c.results[1].is_none()) store(c.results[1].tensor, gw, key);
+  if (!c.results[2].is_none()) store(c.results[2].tensor, gb, key);
+}
+
+void batch_norm_backward_cpu(Call& c) {
+  switch (c.tensor(1)->dtype()) {
+    case ScalarType::Double: return batch_norm_backward<double, double>(c);
+    case ScalarType::Float: return batch_norm_backward<float, float>(c);
+    case ScalarType::Half: return batch_norm_backward<Half, float>(c);
+    case ScalarType::BFloat16: return batch_norm_backward<BFloat16, float>(c);
+    default: TN_FAIL(Internal, "batch_norm_backward: dtype passed the rule");
+  }
+}
+TN_REGISTER_STRUCTURED("aten::native_batch_norm_backward", batch_norm_backward_rule,
+                       batch_norm_backward_cpu);
+
+// _batch_norm_impl_index(input, weight, bias, running_mean, running_var, training, momentum,
+// eps, cudnn_enabled) -> (out, save_mean, save_invstd, reserve, 0): upstream's checks, its
+// empty-input answer, else native_batch_norm (the CPU's only choice) and an empty reserve.
+void batch_norm_impl_index(Call& c) {
+  const Tensor& x = c.tensor(0);
+  TN_CHECK(x->dim() >= 2, "batch_norm: expected an input of at least 2 dims, but got ",
+           dims_str(x->sizes()));
+  int64_t ch = x->size(1);
+  bool train = c.to_bool(5);
+  const char* names[] = {"", "weight", "bias", "running_mean", "running_var"};
+  for (size_t i : {3, 4}) {
+    const Tensor* t = c.optional_tensor(i);
+    if (t)
+      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
+               (*t)->numel());
+    else
+      TN_CHECK(train, names[i], " must be defined in evaluation mode");
+  }
+  for (size_t i : {1, 2}) {
+    const Tensor* t = c.optional_tensor(i);
+    if (t)
+      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
+               (*t)->numel());
+  }
+  Tensor reserve = ops::empty({0}, ScalarType::Byte, x->device());
+  if (x->numel() == 0) {
+    ScalarType acc = x->dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+    Tensor out = ops::clone_contiguous(x);
+    auto first = [&](size_t i) {
+      return call_tensor("aten::select.int", {c.arg(i), ops::i64(0), ops::i64(0)});
+    };
+    if (c.optional_tensor(1))
+      out = call_tensor("aten::mul.Tensor", {ops::t(out), ops::t(first(1))});
+    if (c.optional_tensor(2))
+      out = call_tensor("aten::add.Tensor", {ops::t(out), ops::t(first(2))});
+    c.ret(out);
+    c.ret(ops::empty({ch}, acc, x->device()));
+    c.ret(ops::empty({ch}, acc, x->device()));
+    c.ret(reserve);
+    c.ret(Value::of_int(0));
+    return;
+  }
+  std::vector<Value> r = call("aten::native_batch_norm",
+                              {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5),
+                               c.arg(6), c.arg(7)});
+  for (Value& v : r) c.ret(std::move(v));
+  c.ret(reserve);
+  c.ret(Value::of_int(0));
+}
+TN_REGISTER_COMPOSITE("aten::_batch_norm_impl_index", batch_norm_impl_index);
+
+// batch_norm(...): the output of _batch_norm_impl_index.
+void batch_norm(Call& c) {
+  std::vector<Value> args(c.args.begin(), c.args.end());
+  c.ret(std::move(call("aten::_batch_norm_impl_index", std::move(args))[0]));
+}
+TN_REGISTER_COMPOSITE("aten::batch_norm", batch_norm);
+
+}  // namespace
+}  // namespace tn

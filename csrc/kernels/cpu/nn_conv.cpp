@@ -1,0 +1,436 @@
+// aten::convolution and aten::convolution_backward on dense CPU tensors: 1-, 2- and 3-d, with
+// stride, padding, dilation, groups, transposed and output_padding, as im2col (or col2im) plus
+// our GEMM (gemm.h) per batch element and group, the structure of upstream's slow_conv2d
+// (ConvolutionMM2d.cpp): the bias copied into the output first and the product added with
+// beta = 1, the weight gradient summed over the batch in order through beta = 1. Upstream's
+// CPU float32 convolution takes oneDNN for most shapes, so float32 results agree within
+// upstream's own error rather than bit for bit (tests/autograd/test_conv_pool.py states the
+// rule). The rules (checks, output shapes, upstream's messages) serve every back end.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+// The spatial parameters of one convolution, each expanded to the weight's spatial rank (fixed
+// arrays: the rule hands them to the compute inside the call, which holds 192 bytes).
+using Spatial = std::array<int64_t, 3>;
+struct ConvParams {
+  int64_t dim = 0;  // spatial dims (1..3)
+  Spatial stride{}, padding{}, dilation{}, output_padding{};
+  bool transposed = false;
+  int64_t groups = 1;
+};
+
+// Upstream's expand_param_if_needed: one value repeats, otherwise the list must have dim values.
+Spatial expand_param(const Dims& p, const char* name, int64_t dim) {
+  TN_CHECK(p.size() == 1 || static_cast<int64_t>(p.size()) == dim, "expected ", name,
+           " to be a single integer value or a list of ", dim,
+           " values to match the convolution dimensions, but got ", name, "=", dims_str(p));
+  TN_CHECK_KIND(dim <= 3, NotImplemented, "torchnative: convolutions of more than 3 spatial "
+                "dims are not implemented");
+  Spatial out{};
+  for (int64_t i = 0; i < dim; ++i) out[i] = p.size() == 1 ? p[0] : p[i];
+  return out;
+}
+
+// "torch.FloatTensor": a dense CPU tensor's legacy type name, as upstream's toString prints it.
+std::string type_string(const Tensor& t) {
+  return std::string("torch.") + info(t->dtype()).legacy_name;
+}
+
+// _convolution's parameter checks and upstream's check_shape_forward (bias null when absent).
+ConvParams check_conv(const Tensor& input, const Dims& wsizes, const Tensor* bias,
+                      const Dims& stride, const Dims& padding, const Dims& dilation,
+                      bool transposed, const Dims& output_padding, int64_t groups) {
+  int64_t k = static_cast<int64_t>(wsizes.size());
+  ConvParams p;
+  p.dim = k - 2;
+  TN_CHECK(p.dim > 0, "weight should have at least three dimensions");
+  TN_CHECK(groups > 0, "non-positive groups is not supported");
+  p.stride = expand_param(stride, "stride", p.dim);
+  p.padding = expand_param(padding, "padding", p.dim);
+  p.dilation = expand_param(dilation, "dilation", p.dim);
+  p.output_padding = expand_param(output_padding, "output_padding", p.dim);
+  p.transposed = transposed;
+  p.groups = groups;
+  for (int64_t i = 0; i < p.dim; ++i) {
+    TN_CHECK(p.padding[i] >= 0, "negative padding is not supported");
+    TN_CHECK(p.output_padding[i] >= 0, "negative output_padding is not supported");
+  }
+  for (int64_t i = 0; i < p.dim; ++i)
+    TN_CHECK(p.stride[i] > 0, "non-positive stride is not supported");
+  for (int64_t i = 0; i < p.dim; ++i)
+    TN_CHECK(p.dilation[i] >= 0, "dilation should be greater than zero");
+  const Dims& in = input->sizes();
+  TN_CHECK(input->dim() == k, "Expected ", k, "-dimensional input for ", k,
+           "-dimensional weight ", dims_str(wsizes), ", but got ", input->dim(),
+           "-dimensional input of size ", dims_str(in), " instead");
+  TN_CHECK(wsizes[0] >= groups, "Given groups=", groups, ", expected weight to be at least ",
+           groups, " at dimension 0, but got weight of size ", dims_str(wsizes), " instead");
+  TN_CHECK(wsizes[0] % groups == 0, "Given groups=", groups,
+           ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of "
+           "size [", dims_str(wsizes), "] instead");
+  if (!transposed) {
+    TN_CHECK(in[1] == wsizes[1] * groups, "Given groups=", groups, ", weight of size ",
+             dims_str(wsizes), ", expected input", dims_str(in), " to have ",
+             wsizes[1] * groups, " channels, but got ", in[1], " channels instead");
+    TN_CHECK(!bias || ((*bias)->dim() == 1 && (*bias)->size(0) == wsizes[0]),
+             "Given weight of size ", dims_str(wsizes), ", expected bias to be 1-dimensional with ",
+             wsizes[0], " elements, but got bias of size ", dims_str((*bias)->sizes()),
+             " instead");
+    bool fits = true;
+    std::string padded, kernel;
+    for (int64_t i = 0; i < p.dim; ++i) {
+      int64_t pi = in[i + 2] + 2 * p.padding[i];
+      int64_t ki = p.dilation[i] * (wsizes[i + 2] - 1) + 1;
+      fits = fits && pi >= ki;
+      padded += (i ? " x " : "") + std::to_string(pi);
+      kernel += (i ? " x " : "") + std::to_string(ki);
+    }
+    TN_CHECK(fits, "Calculated padded input size per channel: (", padded, "). Kernel size: (",
+             kernel, "). Kernel size can't be greater than actual input size");
+  } else {
+    TN_CHECK(in[1] == wsizes[0], "Given transposed=1, weight of size ", dims_str(wsizes),
+             ", expected input", dims_str(in), " to have ", wsizes[0],
+             " channels, but got ", in[1], " channels instead");
+    TN_CHECK(!bias || ((*bias)->dim() == 1 && (*bias)->size(0) == wsizes[1] * groups),
+             "Given transposed=1, weight of size ", dims_str(wsizes),
+             ", expected bias to be 1-dimensional with ", wsizes[1] * groups,
+             " elements, but got bias of size ", dims_str((*bias)->sizes()), " instead");
+    // upstream's slow_conv_transpose{2,3}d shape check
+    bool small = true;
+    for (int64_t i = 0; i < p.dim; ++i)
+      small = small && (p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i]);
+    if (!small) {
+      static const char* kAxis[3][3] = {{"width", "", ""}, {"height", "width", ""},
+                                        {"depth", "height", "width"}};
+      std::string s = "output padding must be smaller than either stride or dilation, but got";
+      const char* const* ax = kAxis[p.dim - 1];
+      for (int64_t i = 0; i < p.dim; ++i)
+        s += std::string(" output_padding_") + ax[i] + ": " + std::to_string(p.output_padding[i]);
+      for (int64_t i = 0; i < p.dim; ++i)
+        s += std::string(" stride_") + ax[i] + ": " + std::to_string(p.stride[i]);
+      for (int64_t i = 0; i < p.dim; ++i)
+        s += std::string(" dilation_") + ax[i] + ": " + std::to_string(p.dilation[i]);
+      TN_FAIL(Runtime, s);
+    }
+  }
+  return p;
+}
+
+// The output shape of a checked convolution.
+Dims conv_output_sizes(const Dims& in, const Dims& w, const ConvParams& p) {
+  Dims out{in[0], p.transposed ? w[1] * p.groups : w[0]};
+  for (int64_t i = 0; i < p.dim; ++i) {
+    int64_t ext = p.dilation[i] * (w[i + 2] - 1);
+    out.push_back(p.transposed
+                      ? (in[i + 2] - 1) * p.stride[i] - 2 * p.padding[i] + ext +
+                            p.output_padding[i] + 1
+                      : (in[i + 2] + 2 * p.padding[i] - ext - 1) / p.stride[i] + 1);
+  }
+  return out;
+}
+
+void check_same_type(const Tensor& x, const Tensor& w, const Tensor* b) {
+  // upstream's oneDNN path (every float32 input on CPU) words it longer
+  bool onednn = x->dtype() == ScalarType::Float;
+  const char* tail = onednn ? " should be the same or input should be a MKLDNN tensor and weight "
+                              "is a dense tensor" : " should be the same";
+  TN_CHECK(x->dtype() == w->dtype() && x->device() == w->device(), "Input type (",
+           type_string(x), ") and weight type (", type_string(w), ")", tail);
+  const char* btail = onednn ? " should be the same or input should be a MKLDNN tensor and bias "
+                               "is a dense tensor" : " should be the same";
+  TN_CHECK(!b || ((*b)->dtype() == x->dtype() && (*b)->device() == x->device()), "Input type (",
+           type_string(x), ") and bias type (", type_string(*b), ")", btail);
+}
+
+// What the rule hands the compute.
+struct ConvState {
+  ConvParams p;
+};
+
+// convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
+//             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)
+void convolution_rule(Call& c) {
+  const Tensor &x = c.tensor(0), &w = c.tensor(1);
+  const Tensor* b = c.optional_tensor(2);
+  ConvParams p = check_conv(x, w->sizes(), b, c.int_list(3), c.int_list(4), c.int_list(5),
+                            c.to_bool(6), c.int_list(7), c.to_int(8));
+  check_same_type(x, w, b);
+  c.ret(new_on(x, conv_output_sizes(x->sizes(), w->sizes(), p), x->dtype()));
+  c.keep_rule_state(ConvState{std::move(p)});
+}
+
+// The geometry of one im2col/col2im: an "image" (the input of a convolution, the output of a
+// transposed one) and the "grid" of kernel positions over it (the other), as 3-d with leading
+// dims of size 1 for 1-d and 2-d convolutions.
+struct Geom {
+  std::array<int64_t, 3> img{1, 1, 1}, grid{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0},
+      dl{1, 1, 1};
+  int64_t img_n = 1, grid_n = 1, k_n = 1;
+};
+
+Geom make_geom(const Dims& image, const Dims& grid, const Dims& wsizes, const ConvParams& cp) {
+  Geom g;
+  int64_t off = 3 - cp.dim;
+  for (int64_t i = 0; i < cp.dim; ++i) {
+    g.img[off + i] = image[i + 2];
+    g.grid[off + i] = grid[i + 2];
+    g.k[off + i] = wsizes[i + 2];
+    g.s[off + i] = cp.stride[i];
+    g.p[off + i] = cp.padding[i];
+    g.dl[off + i] = cp.dilation[i];
+  }
+  for (int i = 0; i < 3; ++i) {
+    g.img_n *= g.img[i];
+    g.grid_n *= g.grid[i];
+    g.k_n *= g.k[i];
+  }
+  return g;
+}
+
+// Walks every (channel, kernel offset, grid position) of channels planes: f(col, img) with the
+// column buffer's index and the image's, or img = -1 where the kernel reads padding.
+template <typename F>
+void walk_columns(const Geom& g, int64_t channels, F&& f) {
+  int64_t col = 0;
+  for (int64_t ch = 0; ch < channels; ++ch)
+    for (int64_t kd = 0; kd < g.k[0]; ++kd)
+      for (int64_t kh = 0; kh < g.k[1]; ++kh)
+        for (int64_t kw = 0; kw < g.k[2]; ++kw)
+          for (int64_t od = 0; od < g.grid[0]; ++od) {
+            int64_t id = od * g.s[0] - g.p[0] + kd * g.dl[0];
+            for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
+              int64_t ih = oh * g.s[1] - g.p[1] + kh * g.dl[1];
+              bool row_in = id >= 0 && id < g.img[0] && ih >= 0 && ih < g.img[1];
+              int64_t base = ch * g.img_n + (id * g.img[1] + ih) * g.img[2];
+              for (int64_t ow = 0; ow < g.grid[2]; ++ow, ++col) {
+                int64_t iw = ow * g.s[2] - g.p[2] + kw * g.dl[2];
+                f(col, row_in && iw >= 0 && iw < g.img[2] ? base + iw : -1);
+              }
+            }
+          }
+}
+
+// cols (channels * k_n, grid_n) = the image's values under each kernel offset (0 in padding).
+template <typename T>
+void im2col(const T* img, int64_t channels, const Geom& g, T* cols) {
+  walk_columns(g, channels, [&](int64_t col, int64_t i) { cols[col] = i < 0 ? T(0) : img[i]; });
+}
+// img += every column value at the image position it was read from (col2im's adjoint sum).
+template <typename T>
+void col2im(const T* cols, int64_t channels, const Geom& g, T* img) {
+  walk_columns(g, channels, [&](int64_t col, int64_t i) {
+    if (i >= 0) img[i] = T(static_cast<acc_t<T>>(img[i]) + static_cast<acc_t<T>>(cols[col]));
+  });
+}
+
+// Row-major m x n at p (leading dim ld) as a MatRef, or its transpose.
+MatRef rows(const void* p, int64_t ld) { return {p, ld, 1}; }
+MatRef cols_of(const void* p, int64_t ld) { return {p, 1, ld}; }
+
+// One convolution's sizes, by group: the input and output channels of a group and the lengths
+// of the image and grid planes.
+struct Sizes {
+  int64_t n, cin, cout, gi, go, l_in, l_out;
+};
+Sizes sizes_of(const Dims& in, const Dims& out, const ConvParams& p) {
+  Sizes s{in[0], in[1], out[1], in[1] / p.groups, out[1] / p.groups, 1, 1};
+  for (int64_t i = 0; i < p.dim; ++i) s.l_in *= in[i + 2], s.l_out *= out[i + 2];
+  return s;
+}
+
+bool is_pointwise(const Geom& g) {
+  for (int i = 0; i < 3; ++i)
+    if (g.k[i] != 1 || g.s[i] != 1 || g.p[i] != 0) return false;
+  return true;
+}
+
+// y = conv(x, w) + b for one dtype; every buffer contiguous.
+template <typename T>
+void conv_forward(const T* x, const T* w, const T* b, T* y, const Dims& in, const Dims& out,
+                  const Dims& wsizes, const ConvParams& p) {
+  Sizes s = sizes_of(in, out, p);
+  if (!p.transposed) {
+    Geom g = make_geom(in, out, wsizes, p);
+    int64_t kk = s.gi * g.k_n;  // a group's weight row: (gi, k...)
+    bool direct = is_pointwise(g);
+    std::vector<T> cols(direct ? 0 : static_cast<size_t>(kk * s.l_out));
+    for (int64_t n = 0; n < s.n; ++n) {
+      T* yn = y + n * s.cout * s.l_out;
+      if (b)
+        for (int64_t o = 0; o < s.cout; ++o)
+          for (int64_t l = 0; l < s.l_out; ++l) yn[o * s.l_out + l] = b[o];
+      for (int64_t gr = 0; gr < p.groups; ++gr) {
+        const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
+        const T* src = xg;
+        if (!direct) {
+          im2col(xg, s.gi, g, cols.data());
+          src = cols.data();
+        }
+        gemm<T>(s.go, s.l_out, kk, rows(w + gr * s.go * kk, kk), rows(src, s.l_out),
+                yn + gr * s.go * s.l_out, 1.0, b ? 1.0 : 0.0);
+      }
+    }
+    return;
+  }
+  // transposed: the output is the image; weight is (cin, go, k...)
+  Geom g = make_geom(out, in, wsizes, p);
+  int64_t kk = s.go * g.k_n;
+  std::vector<T> cols(static_cast<size_t>(kk * s.l_in));
+  for (int64_t i = 0; i < s.n * s.cout * s.l_out; ++i) y[i] = T(0);
+  for (int64_t n = 0; n < s.n; ++n) {
+    T* yn = y + n * s.cout * s.l_out;
+    for (int64_t gr = 0; gr < p.groups; ++gr) {
+      const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
+      gemm<T>(kk, s.l_in, s.gi, cols_of(w + gr * s.gi * kk, kk), rows(xg, s.l_in), cols.data(),
+              1.0, 0.0);
+      col2im(cols.data(), s.go, g, yn + gr * s.go * s.l_out);
+    }
+    if (b)
+      for (int64_t o = 0; o < s.cout; ++o)
+        for (int64_t l = 0; l < s.l_out; ++l)
+          yn[o * s.l_out + l] = T(static_cast<acc_t<T>>(yn[o * s.l_out + l]) +
+                                  static_cast<acc_t<T>>(b[o]));
+  }
+}
+
+template <typename T>
+constexpr bool kConvType = !std::is_same_v<T, bool>;
+
+[[noreturn]] void no_conv_kernel(ScalarType t) {
+  TN_FAIL(NotImplemented, "\"slow_conv2d_cpu\" not implemented for '", enum_name(t), "'");
+}
+
+void convolution_cpu(Call& c) {
+  const std::string& key = c.key();
+  const ConvParams& p = c.rule_state<ConvState>()->p;
+  const Tensor& out = c.results[0].tensor;
+  if (out->numel() == 0) return;
+  Tensor x = contiguous(c.tensor(0), key), w = contiguous(c.tensor(1), key);
+  const Tensor* bp = c.optional_tensor(2);
+  Tensor b = bp ? contiguous(*bp, key) : Tensor();
+  dispatch_dtype(x->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (kConvType<T>) {
+      conv_forward<T>(data_of<T>(x, key), data_of<T>(w, key), b ? data_of<T>(b, key) : nullptr,
+                      data_of<T>(out, key), x->sizes(), out->sizes(), w->sizes(), p);
+    } else {
+      no_conv_kernel(x->dtype());
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::convolution", convolution_rule, convolution_cpu);
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes,
+//   SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed,
+//   SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct ConvBackwardState {
+  ConvParams p;
+  std::array<bool, 3> mask;
+};
+
+void convolution_backward_rule(Call& c) {
+  const Tensor &go = c.tensor(0), &x = c.tensor(1), &w = c.tensor(2);
+  ConvParams p = check_conv(x, w->sizes(), nullptr, c.int_list(4), c.int_list(5), c.int_list(6),
+                            c.to_bool(7), c.int_list(8), c.to_int(9));
+  TN_CHECK(go->dtype() == x->dtype() && w->dtype() == x->dtype(),
+           "convolution_backward: expected grad_output, input and weight of one dtype, but got ",
+           enum_name(go->dtype()), ", ", enum_name(x->dtype()), " and ", enum_name(w->dtype()));
+  Dims expect = conv_output_sizes(x->sizes(), w->sizes(), p);
+  TN_CHECK(go->sizes() == expect, "convolution_backward: expected grad_output of size ",
+           dims_str(expect), ", but got ", dims_str(go->sizes()));
+  const std::vector<bool>& m = c.arg(10).bools;
+  TN_CHECK(m.size() == 3, "convolution_backward: output_mask must have 3 values");
+  std::array<bool, 3> mask{m[0], m[1], m[2]};
+  Dims bias_sizes = c.arg(3).is_none() ? Dims{expect[1]} : c.int_list(3);
+  if (mask[0]) c.ret(new_on(x, x->sizes(), x->dtype())); else c.ret(Value{});
+  if (mask[1]) c.ret(new_on(w, w->sizes(), w->dtype())); else c.ret(Value{});
+  if (mask[2]) c.ret(new_on(go, bias_sizes, go->dtype())); else c.ret(Value{});
+  c.keep_rule_state(ConvBackwardState{std::move(p), mask});
+}
+
+// dx (if wanted) and dw (if wanted, summed over the batch) of a convolution.
+template <typename T>
+void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims& in,
+                   const Dims& out, const Dims& wsizes, const ConvParams& p) {
+  Sizes s = sizes_of(in, out, p);
+  if (dx)
+    for (int64_t i = 0; i < s.n * s.cin * s.l_in; ++i) dx[i] = T(0);
+  if (dw)
+    for (int64_t i = 0; i < numel_of(wsizes); ++i) dw[i] = T(0);
+  if (!p.transposed) {
+    Geom g = make_geom(in, out, wsizes, p);
+    int64_t kk = s.gi * g.k_n;
+    std::vector<T> cols(static_cast<size_t>(kk * s.l_out));
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t gr = 0; gr < p.groups; ++gr) {
+        const T* gog = go + (n * s.cout + gr * s.go) * s.l_out;
+        const T* wg = w + gr * s.go * kk;
+        if (dx) {  // cols = w_g^T . go_g, then summed back into the image
+          gemm<T>(kk, s.l_out, s.go, cols_of(wg, kk), rows(gog, s.l_out), cols.data(), 1.0, 0.0);
+          col2im(cols.data(), s.gi, g, dx + (n * s.cin + gr * s.gi) * s.l_in);
+        }
+        if (dw) {  // dw_g += go_g . im2col(x_g)^T
+          im2col(x + (n * s.cin + gr * s.gi) * s.l_in, s.gi, g, cols.data());
+          gemm<T>(s.go, kk, s.l_out, rows(gog, s.l_out), cols_of(cols.data(), s.l_out),
+                  dw + gr * s.go * kk, 1.0, 1.0);
+        }
+      }
+    return;
+  }
+  // transposed: the gradient of the output (the image) unfolded over the input's grid
+  Geom g = make_geom(out, in, wsizes, p);
+  int64_t kk = s.go * g.k_n;
+  std::vector<T> cols(static_cast<size_t>(kk * s.l_in));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t gr = 0; gr < p.groups; ++gr) {
+      im2col(go + (n * s.cout + gr * s.go) * s.l_out, s.go, g, cols.data());
+      const T* wg = w + gr * s.gi * kk;
+      if (dx)
+        gemm<T>(s.gi, s.l_in, kk, rows(wg, kk), rows(cols.data(), s.l_in),
+                dx + (n * s.cin + gr * s.gi) * s.l_in, 1.0, 0.0);
+      if (dw)
+        gemm<T>(s.gi, kk, s.l_in, rows(x + (n * s.cin + gr * s.gi) * s.l_in, s.l_in),
+                cols_of(cols.data(), s.l_in), dw + gr * s.gi * kk, 1.0, 1.0);
+    }
+}
+
+void convolution_backward_cpu(Call& c) {
+  const std::string& key = c.key();
+  const auto* st = c.rule_state<ConvBackwardState>();
+  const ConvParams& p = st->p;
+  Tensor go = contiguous(c.tensor(0), key);
+  Tensor x = contiguous(c.tensor(1), key), w = contiguous(c.tensor(2), key);
+  const Tensor* dx = st->mask[0] ? &c.results[0].tensor : nullptr;
+  const Tensor* dw = st->mask[1] ? &c.results[1].tensor : nullptr;
+  if (st->mask[2]) {  // upstream: grad_output summed over every dim but the channels'
+    Dims dims{0};
+    for (int64_t i = 2; i < go->dim(); ++i) dims.push_back(i);
+    Tensor gb = call_tensor("aten::sum.dim_IntList", {Value::of(go), Value::of_ints(dims)});
+    copy_cast(c.results[2].tensor, gb, key);
+  }
+  if (!dx && !dw) return;
+  dispatch_dtype(x->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (kConvType<T>) {
+      conv_backward<T>(data_of<T>(go, key), data_of<T>(x, key), data_of<T>(w, key),
+                       dx ? data_of<T>(*dx, key) : nullptr, dw ? data_of<T>(*dw, key) : nullptr,
+                       x->sizes(), go->sizes(), w->sizes(), p);
+    } else {
+      no_conv_kernel(x->dtype());
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::convolution_backward", convolution_backward_rule,
+                       convolution_backward_cpu);
+
+}  // namespace
+}  // namespace tn
