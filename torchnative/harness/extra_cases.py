@@ -47,6 +47,18 @@ def foreach_written(dtype):
     return out
 
 
+def _conv_x(gen):
+    return torch.randn(1, 2, 5, 5, generator=gen)
+
+
+def _conv_w(gen):
+    return torch.randn(3, 2, 3, 3, generator=gen)
+
+
+def _conv_b(gen):
+    return torch.randn(3, generator=gen)
+
+
 def written(dtype):
     """Arguments we chose by hand, per overload: (args, kwargs)."""
     a, b, _ = tensors(dtype)
@@ -86,6 +98,31 @@ def written(dtype):
              torch.tensor(3.0, dtype=dtype)), {}),
         "aten._log_softmax_backward_data.default": (
             (a, torch.log_softmax(b.to(f), 1).to(dtype), 1, dtype), {}),
+        # Convolution, pooling and batch norm (float32 whatever the draw's dtype: upstream's
+        # kernels have no integer path): a 1x2x5x5 image, three 2x3x3 filters.
+        "aten.convolution.default": (
+            (_conv_x(gen), _conv_w(gen), _conv_b(gen), [1, 1], [1, 0], [1, 1], False, [0, 0], 1),
+            {}),
+        "aten._convolution.default": (
+            (_conv_x(gen), _conv_w(gen), _conv_b(gen), [2, 1], [0, 1], [1, 1], False, [0, 0], 1,
+             False, False, True, True), {}),
+        "aten._convolution_mode.default": (
+            (_conv_x(gen), _conv_w(gen), None, [1, 1], "same", [1, 1], 1), {}),
+        "aten.convolution_backward.default": (
+            (torch.randn(1, 3, 3, 3, generator=gen), _conv_x(gen), _conv_w(gen), [3], [1, 1],
+             [0, 0], [1, 1], False, [0, 0], 1, [True, True, True]), {}),
+        "aten.avg_pool2d_backward.default": (
+            (torch.randn(1, 2, 2, 2, generator=gen), torch.randn(1, 2, 4, 4, generator=gen),
+             [2, 2], [2, 2], [0, 0], False, True, None), {}),
+        "aten.native_batch_norm_backward.default": (
+            (torch.randn(2, 3, 4, generator=gen), torch.randn(2, 3, 4, generator=gen),
+             torch.rand(3, generator=gen) + 0.5, torch.zeros(3), torch.ones(3),
+             torch.randn(3, generator=gen), torch.rand(3, generator=gen) + 0.5, True, 1e-5,
+             [True, True, True]), {}),
+        "aten._batch_norm_impl_index.default": (
+            (torch.randn(2, 3, 4, generator=gen), torch.rand(3, generator=gen) + 0.5,
+             torch.randn(3, generator=gen), torch.zeros(3), torch.ones(3), True, 0.1, 1e-5,
+             True), {}),
         "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
         "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
         "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),
