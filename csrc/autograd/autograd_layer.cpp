@@ -35,13 +35,6 @@ struct Kept {
   int output_nr = 0;
 };
 
-constexpr const char* kFreed =
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.";
-
 // A recorded call of an op with a formula.
 class FormulaNode final : public Node {
  public:
@@ -53,7 +46,7 @@ class FormulaNode final : public Node {
     bool any = false;
     for (const Tensor& g : grads) any = any || static_cast<bool>(g);
     if (!any) return Grads(next.size());
-    if (released_ && has_saved_) TN_FAIL(Runtime, kFreed);
+    if (released_ && has_saved_) TN_FAIL(Runtime, kSavedFreed);
     for (const Kept& k : kept_) check_version(k);
     // A missing gradient of one of several outputs is zeros of that output's shape.
     for (size_t i = 0; i < grads.size(); ++i)

@@ -124,6 +124,13 @@ std::string op_name_of(const char* node_name) {
 }
 }  // namespace
 
+const char* const kSavedFreed =
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.";
+
 void check_saved_version(const Tensor& t, uint32_t kept, const Node* by, int output_nr) {
   uint32_t now = t->version();
   if (now == kept) return;

@@ -137,6 +137,10 @@ Node* grad_fn_of(const TensorImpl& t);
 // its own outputs (keeping the output itself would make a cycle through its grad_fn).
 Tensor alias_without_history(const Tensor& t);
 
+// Upstream's words for reading what a node saved after backward freed it (formula nodes and
+// custom Functions alike).
+extern const char* const kSavedFreed;
+
 // Upstream's SavedVariable check: t, kept at version `kept`, must still be at it; else the
 // RuntimeError naming t and, when `by` is given, which output of which node it is.
 void check_saved_version(const Tensor& t, uint32_t kept, const Node* by, int output_nr);

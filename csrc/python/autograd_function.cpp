@@ -91,13 +91,6 @@ struct FunctionObject {
 
 FunctionObject* fn_of(PyObject* o) { return reinterpret_cast<FunctionObject*>(o); }
 
-constexpr const char* kFreed =
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.";
-
 // The node of one Function call (upstream's PyNode): owns the ctx; named after its class
 // ("ExpBackward" for class Exp), as upstream's.
 class PyFunctionNode final : public Node {
@@ -289,7 +282,7 @@ PyObject* unpack_saved(PyObject* self) {
   TN_CHECK(!st.cleared_on_access, "saved_tensors can only be accessed once when "
            "clear_saved_tensors_on_access=True is set on the autograd.Function. Either access "
            "saved_tensors only once, or set clear_saved_tensors_on_access=False.");
-  TN_CHECK(!st.has_freed, kFreed);
+  TN_CHECK(!st.has_freed, autograd::kSavedFreed);
   Owned out(checked(PyTuple_New(static_cast<Py_ssize_t>(st.saved.size()))));
   for (size_t i = 0; i < st.saved.size(); ++i) {
     const SavedTensor& s = st.saved[i];
