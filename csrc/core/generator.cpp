@@ -1,7 +1,10 @@
 // MT19937 and the CPU generator (see generator.h).
 #include "core/generator.h"
 
+#include <cstring>
 #include <random>
+
+#include "core/error.h"
 
 namespace tn {
 
@@ -47,6 +50,64 @@ uint64_t Generator::random64() {
   uint32_t hi = engine_();
   uint32_t lo = engine_();
   return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+namespace {
+// Offsets in upstream's state layout (natural alignment on 64-bit hosts).
+constexpr size_t kSeedAt = 0, kLeftAt = 8, kSeededAt = 12, kNextAt = 16, kWordsAt = 24;
+constexpr size_t kNormalXAt = kWordsAt + 8 * MT19937::kN, kNormalYAt = kNormalXAt + 8,
+                 kNormalRhoAt = kNormalYAt + 8, kNormalValidAt = kNormalRhoAt + 8;
+constexpr size_t kFloatNormalAt = kNormalValidAt + 8, kFloatValidAt = kFloatNormalAt + 4;
+static_assert(kFloatValidAt + 4 == Generator::kStateBytes, "state layout");
+
+template <class T>
+void put(uint8_t* out, size_t at, T v) { std::memcpy(out + at, &v, sizeof(T)); }
+template <class T>
+T get(const uint8_t* in, size_t at) {
+  T v;
+  std::memcpy(&v, in + at, sizeof(T));
+  return v;
+}
+}  // namespace
+
+void Generator::get_state(uint8_t* out) const {
+  std::memset(out, 0, kStateBytes);
+  put<uint64_t>(out, kSeedAt, engine_.seed_);
+  put<int32_t>(out, kLeftAt, engine_.left);
+  put<int32_t>(out, kSeededAt, 1);
+  put<uint64_t>(out, kNextAt, static_cast<uint64_t>(engine_.next));
+  for (int i = 0; i < MT19937::kN; ++i)
+    put<uint64_t>(out, kWordsAt + 8 * static_cast<size_t>(i), engine_.state[i]);
+  if (next_double_normal) {
+    put<double>(out, kNormalYAt, *next_double_normal);
+    put<int32_t>(out, kNormalValidAt, 1);
+  }
+  if (next_float_normal) {
+    put<float>(out, kFloatNormalAt, *next_float_normal);
+    put<uint8_t>(out, kFloatValidAt, 1);
+  }
+}
+
+void Generator::set_state(const uint8_t* in, size_t n) {
+  TN_CHECK(n == kStateBytes, "Expected a CPUGeneratorImplState of size ", kStateBytes,
+           " but found the input RNG state size to be ", n);
+  int32_t left = get<int32_t>(in, kLeftAt);
+  int32_t seeded = get<int32_t>(in, kSeededAt);
+  // Upstream keeps next as 32 bits and checks the engine it rebuilt.
+  uint32_t next = static_cast<uint32_t>(get<uint64_t>(in, kNextAt));
+  TN_CHECK(seeded != 0 && left > 0 && left <= MT19937::kN && next <= MT19937::kN,
+           "Invalid mt19937 state");
+  for (int i = 0; i < MT19937::kN; ++i)
+    engine_.state[i] =
+        static_cast<uint32_t>(get<uint64_t>(in, kWordsAt + 8 * static_cast<size_t>(i)));
+  engine_.seed_ = get<uint64_t>(in, kSeedAt);
+  engine_.left = left;
+  engine_.next = static_cast<int>(next);
+  seed_ = engine_.seed_;
+  next_double_normal.reset();
+  next_float_normal.reset();
+  if (get<int32_t>(in, kNormalValidAt)) next_double_normal = get<double>(in, kNormalYAt);
+  if (get<uint8_t>(in, kFloatValidAt)) next_float_normal = get<float>(in, kFloatNormalAt);
 }
 
 Generator& default_generator() {

@@ -3,6 +3,7 @@
 // upstream's samplers keep. Pure C++. Samplers (uniform_, normal_, ...) live with their kernels.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -40,6 +41,13 @@ class Generator : public RefCounted {
   std::optional<float> next_float_normal;
   std::optional<double> next_double_normal;
   MT19937& engine() { return engine_; }
+  // The generator's state as upstream's torch.Generator.get_state() lays it out (its
+  // CPUGeneratorImplState: seed, MT19937 words widened to 64 bits, the cached normal samples),
+  // so states move between processes and libraries; set_state refuses any other size, as
+  // upstream's does, and an invalid MT19937 state.
+  static constexpr size_t kStateBytes = 5056;
+  void get_state(uint8_t* out) const;
+  void set_state(const uint8_t* in, size_t n);
   std::mutex mutex;  // held by a kernel while it draws, as upstream's generator lock
 
  private:

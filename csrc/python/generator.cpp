@@ -1,9 +1,12 @@
 // torch.Generator (CPU) and torch._C.default_generator over the core's MT19937 generator.
-// get_state/set_state need tensors of the generator's byte layout and refuse until they exist.
+// get_state/set_state carry upstream's byte layout (core/generator.h).
 #include "core/generator.h"
 
+#include "kernels/composite/ops.h"
 #include "python/device.h"
+#include "python/errors.h"
 #include "python/init.h"
+#include "python/tensor.h"
 
 namespace tn::py {
 
@@ -94,19 +97,43 @@ PyObject* gen_initial_seed(PyObject* self, PyObject*) {
 
 PyObject* gen_device(PyObject*, void*) { return device_object(Device{DeviceType::CPU, -1}); }
 
-PyObject* gen_state_refused(PyObject*, PyObject*) {
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "torch.Generator get_state/set_state are not implemented by torchnative yet "
-                  "(they need the generator's ByteTensor state)");
-  return nullptr;
+// get_state(): a new torch.uint8 tensor of upstream's layout (Generator::get_state).
+PyObject* gen_get_state(PyObject* self, PyObject*) {
+  TN_PY_TRY
+  Tensor t = ops::empty({static_cast<int64_t>(Generator::kStateBytes)}, ScalarType::Byte,
+                        Device{DeviceType::CPU, -1});
+  std::lock_guard<std::mutex> lock(gen_of(self).mutex);
+  gen_of(self).get_state(static_cast<uint8_t*>(t->data_unchecked()));
+  return wrap_tensor(t);
+  TN_PY_CATCH(nullptr)
+}
+
+// set_state(new_state): a contiguous CPU torch.uint8 tensor of either of upstream's layouts.
+PyObject* gen_set_state(PyObject* self, PyObject* state) {
+  if (!is_tensor(state)) {
+    PyErr_Format(PyExc_TypeError, "expected a torch.ByteTensor, but got %s",
+                 Py_TYPE(state)->tp_name);
+    return nullptr;
+  }
+  TN_PY_TRY
+  TensorImpl* t = impl_of(state);
+  TN_CHECK_KIND(t->dtype() == ScalarType::Byte && t->device().type == DeviceType::CPU &&
+                    t->representation() == Representation::DenseCPU,
+                Type, "RNG state must be a torch.ByteTensor");
+  TN_CHECK(t->is_contiguous(), "RNG state must be contiguous");
+  std::lock_guard<std::mutex> lock(gen_of(self).mutex);
+  gen_of(self).set_state(static_cast<const uint8_t*>(t->data_unchecked()),
+                         static_cast<size_t>(t->numel()));
+  return Py_NewRef(self);
+  TN_PY_CATCH(nullptr)
 }
 
 PyMethodDef gen_methods[] = {
     {"manual_seed", gen_manual_seed, METH_O, nullptr},
     {"seed", gen_seed, METH_NOARGS, nullptr},
     {"initial_seed", gen_initial_seed, METH_NOARGS, nullptr},
-    {"get_state", gen_state_refused, METH_NOARGS, nullptr},
-    {"set_state", gen_state_refused, METH_O, nullptr},
+    {"get_state", gen_get_state, METH_NOARGS, nullptr},
+    {"set_state", gen_set_state, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 PyGetSetDef gen_getset[] = {{"device", gen_device, nullptr, nullptr, nullptr},
