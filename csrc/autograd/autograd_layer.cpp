@@ -13,6 +13,7 @@
 
 #include "autograd/formula.h"
 #include "autograd/grad_mode.h"
+#include "autograd/saved_variable.h"
 #include "dispatch/kernel.h"
 
 namespace tn {
@@ -27,15 +28,8 @@ std::unordered_map<std::string, Formula>& pending_formulas() {
   return m;
 }
 
-// A kept tensor and the version it had when kept (upstream's SavedVariable).
-struct Kept {
-  Tensor t;
-  uint32_t version = 0;
-  bool is_output = false;
-  int output_nr = 0;
-};
-
-// A recorded call of an op with a formula.
+// A recorded call of an op with a formula. What backward reads is kept as SavedVariables
+// (saved_variable.h), so saved-tensor hooks see it and in-place changes are refused.
 class FormulaNode final : public Node {
  public:
   FormulaNode(const Formula* f) : f_(f) {}
@@ -47,7 +41,13 @@ class FormulaNode final : public Node {
     for (const Tensor& g : grads) any = any || static_cast<bool>(g);
     if (!any) return Grads(next.size());
     if (released_ && has_saved_) TN_FAIL(Runtime, kSavedFreed);
-    for (const Kept& k : kept_) check_version(k);
+    // Under create_graph, a kept output comes back with this node as its history (upstream's
+    // SavedVariable::unpack), so the backward of the backward reaches through it.
+    bool history = grad_mode_enabled();
+    std::vector<Value> a = args;
+    for (const auto& [i, v] : saved_args_) a[i].tensor = v.unpack(this);
+    std::vector<Tensor> r(results_size_);
+    for (const auto& [i, v] : saved_results_) r[i] = v.unpack(this, history);
     // A missing gradient of one of several outputs is zeros of that output's shape.
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i])
@@ -56,23 +56,7 @@ class FormulaNode final : public Node {
                                 Value{}, Value::of_device(inputs[i].device)});
     std::vector<bool> needs(next.size());
     for (size_t e = 0; e < next.size(); ++e) needs[e] = static_cast<bool>(next[e]);
-    // Under create_graph, a kept output comes back with this node as its history (upstream's
-    // SavedVariable::unpack), so the backward of the backward reaches through it.
-    std::vector<Tensor> with_history;
-    if (grad_mode_enabled() && !results.empty()) {
-      with_history.resize(results.size());
-      for (size_t i = 0; i < results.size(); ++i) {
-        if (!results[i]) continue;
-        Tensor a = alias_without_history(results[i]);
-        a->set_requires_grad(true);
-        AutogradMeta& m = a->ensure_autograd_meta();
-        m.is_leaf = false;
-        m.grad_fn = Ptr<RefCounted>(this);
-        m.output_nr = static_cast<int>(i);
-        with_history[i] = std::move(a);
-      }
-    }
-    Saved s{args, with_history.empty() ? results : with_history, needs, metas};
+    Saved s{a, r, needs, metas};
     Grads out = f_->backward(s, grads);
     out.resize(next.size());
     return out;
@@ -80,31 +64,35 @@ class FormulaNode final : public Node {
 
   void release_saved() override {
     released_ = true;
-    for (Value& v : args)
-      if (v.tag == Value::Tag::Tensor) v.tensor = Tensor();
-    results.clear();
-    kept_.clear();
+    for (auto& [i, v] : saved_args_) v.release();
+    for (auto& [i, v] : saved_results_) v.release();
   }
 
-  void keep(const Tensor& t, bool is_output, int output_nr) {
-    kept_.push_back({t, t->version(), is_output, output_nr});
+  // Keeps argument i (its tensor leaves `args`: backward gets it back by unpacking).
+  void keep_arg(size_t i) {
+    saved_args_.emplace_back(i, SavedVariable(args[i].tensor, false, 0));
+    args[i].tensor = Tensor();
     has_saved_ = true;
   }
+  // Keeps output output_nr (the tensor itself, with its history: a pack hook sees it so).
+  void keep_result(const Tensor& t, int output_nr) {
+    saved_results_.emplace_back(static_cast<size_t>(output_nr),
+                                SavedVariable(t, true, output_nr));
+    has_saved_ = true;
+  }
+  void count_result(int output_nr) {
+    if (results_size_ <= static_cast<size_t>(output_nr))
+      results_size_ = static_cast<size_t>(output_nr) + 1;
+  }
 
-  std::vector<Value> args;
-  std::vector<Tensor> results;
+  std::vector<Value> args;  // the call's arguments; kept tensors are in saved_args_ instead
   std::vector<ArgMeta> metas;
 
  private:
-  // A kept output names this node; a kept non-leaf input, the node that now makes it.
-  void check_version(const Kept& k) const {
-    const Node* by = k.is_output ? this : grad_fn_of(*k.t);
-    const AutogradMeta* m = k.t->autograd_meta();
-    check_saved_version(k.t, k.version, by, k.is_output ? k.output_nr : (m ? m->output_nr : 0));
-  }
-
   const Formula* f_;
-  std::vector<Kept> kept_;
+  std::vector<std::pair<size_t, SavedVariable>> saved_args_;
+  std::vector<std::pair<size_t, SavedVariable>> saved_results_;
+  size_t results_size_ = 0;
   bool released_ = false;
   bool has_saved_ = false;
 };
@@ -185,28 +173,27 @@ Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key,
       node->next.push_back(differentiable ? gradient_edge(t) : Edge{});
       node->metas.push_back(arg_meta(t));
     });
-  // The edge index of each input position, for Read::for_edge.
   node->args.assign(call.args.begin(), call.args.end());
   std::vector<bool> read(call.args.size(), false);
+  std::vector<size_t> order;  // kept in the formula's order (upstream's order of saving)
   for (const Read& r : f->reads) {
     bool needed = r.for_edge < 0 || (static_cast<size_t>(r.for_edge) < node->next.size() &&
                                      node->next[static_cast<size_t>(r.for_edge)]);
-    if (needed) read[static_cast<size_t>(r.arg)] = true;
+    size_t i = static_cast<size_t>(r.arg);
+    if (!needed || read[i]) continue;
+    read[i] = true;
+    if (node->args[i].tag == Value::Tag::Tensor) order.push_back(i);
   }
-  for (size_t i = 0; i < node->args.size(); ++i) {
-    Value& v = node->args[i];
-    if (v.tag != Value::Tag::Tensor) continue;
-    if (!read[i]) {
-      v.tensor = Tensor();
-      continue;
-    }
+  for (size_t i = 0; i < node->args.size(); ++i)
+    if (node->args[i].tag == Value::Tag::Tensor && !read[i]) node->args[i].tensor = Tensor();
+  for (size_t i : order) {
     if (in_place && writes(call, i))
       return make<Unsupported>(f->name, f->name,
                                "torchnative: backward of the in-place '" + op_key +
                                    "' reads the input it overwrites (not implemented yet, "
                                    "autograd issue 8)");
-    node->keep(v.tensor, false, 0);
   }
+  for (size_t i : order) node->keep_arg(i);
   return node;
 }
 
@@ -269,13 +256,10 @@ void autograd_kernel(Call& call) {
       } else {
         set_history(v.tensor, node, output_nr);
       }
-      if (fnode && fnode->results.size() <= static_cast<size_t>(output_nr))
-        fnode->results.resize(static_cast<size_t>(output_nr) + 1);
+      if (fnode) fnode->count_result(output_nr);
       if (fnode && v.tensor && output_nr < 32 &&
-          (fnode->formula()->saves_results >> output_nr & 1u)) {
-        fnode->results[static_cast<size_t>(output_nr)] = alias_without_history(v.tensor);
-        fnode->keep(fnode->results[static_cast<size_t>(output_nr)], true, output_nr);
-      }
+          (fnode->formula()->saves_results >> output_nr & 1u))
+        fnode->keep_result(v.tensor, output_nr);
       ++output_nr;
     } else if (v.tag == Value::Tag::TensorList) {
       for (Tensor& t : v.tensors) set_history(t, node, output_nr++);

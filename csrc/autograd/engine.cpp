@@ -1,6 +1,7 @@
 // The backward engine (see engine.h).
 #include "autograd/engine.h"
 
+#include <atomic>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -70,6 +71,28 @@ struct CheckpointValidGuard {
   ~CheckpointValidGuard() { t_checkpoint_valid = saved; }
 };
 
+// The thread's running backward (upstream's GraphTask as seen from a node's code).
+struct GraphTask {
+  int64_t id;
+  bool keep_graph;
+  const std::unordered_map<Node*, int>* reached;
+  const std::unordered_set<Node*>* needed;  // null unless only some nodes run
+  Node* running = nullptr;
+  GraphTask* outer;
+};
+thread_local GraphTask* t_task = nullptr;
+std::atomic<int64_t> g_next_task_id{0};
+
+struct TaskGuard {
+  GraphTask task;
+  TaskGuard(bool keep, const std::unordered_map<Node*, int>* reached,
+            const std::unordered_set<Node*>* needed)
+      : task{g_next_task_id.fetch_add(1), keep, reached, needed, nullptr, t_task} {
+    t_task = &task;
+  }
+  ~TaskGuard() { t_task = task.outer; }
+};
+
 struct ByOrder {
   bool operator()(const Node* a, const Node* b) const {
     return a->sequence_nr() < b->sequence_nr();
@@ -79,6 +102,15 @@ struct ByOrder {
 }  // namespace
 
 bool checkpoint_valid() { return t_checkpoint_valid; }
+
+int64_t current_graph_task_id() { return t_task ? t_task->id : -1; }
+bool current_graph_task_keep_graph() { return t_task && t_task->keep_graph; }
+Node* current_node() { return t_task ? t_task->running : nullptr; }
+bool will_execute(Node* n) {
+  TN_CHECK(t_task, "_will_engine_execute_node should only be called during the backward pass");
+  if (t_task->needed) return t_task->needed->count(n) > 0;
+  return t_task->reached->count(n) > 0;
+}
 
 Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
                    const BackwardOptions& opt) {
@@ -147,6 +179,7 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
   Grads captured(inputs.size());
   GradModeGuard mode(opt.create_graph);
   CheckpointValidGuard checkpoint(!selective);
+  TaskGuard task(opt.keep_graph, &deps, selective ? &needed : nullptr);
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -169,6 +202,7 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
     if (!opt.accumulate_grad && dynamic_cast<AccumulateGrad*>(n)) continue;
     for (const NodePreHook& h : n->pre_hooks) in = h(std::move(in));
     Grads out;
+    task.task.running = n;
     if (n->post_hooks.empty()) {
       out = n->apply(std::move(in));
     } else {
@@ -176,6 +210,7 @@ Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vecto
       out.resize(n->next.size());
       for (const NodePostHook& h : n->post_hooks) out = h(std::move(out), in);
     }
+    task.task.running = nullptr;
     if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) run_post_accumulate_hooks(acc->variable());
     if (!opt.keep_graph) n->release_saved();
     out.resize(n->next.size());

@@ -5,6 +5,7 @@
 // bits. Pure C++.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "autograd/node.h"
@@ -24,6 +25,14 @@ struct BackwardOptions {
 // Upstream's is_checkpoint_valid: false inside a backward run for given inputs (autograd.grad),
 // where reentrant checkpointing cannot work; true otherwise. Per thread.
 bool checkpoint_valid();
+
+// The backward run this thread is inside (upstream's current graph task), for
+// torch._C._current_graph_task_id and friends: its id (-1 outside any), whether it keeps the
+// graph, the node running now (null between nodes), and whether a node will run in it.
+int64_t current_graph_task_id();
+bool current_graph_task_keep_graph();
+Node* current_node();
+bool will_execute(Node* n);  // refuses outside a backward run
 
 Grads run_backward(const std::vector<Edge>& roots, Grads grads, const std::vector<Edge>& inputs,
                    const BackwardOptions& opt);

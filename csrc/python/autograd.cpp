@@ -20,6 +20,7 @@ namespace tn::py {
 PyObject* make_builtin(const PyMethodDef& proto, const char* name, PyObject* self);  // state.cpp
 
 PyObject* node_face(autograd::Node* n);
+autograd::Node* function_node_of(PyObject* ctx);  // autograd_function.cpp
 PyObject* register_node_hook(autograd::Node* n, PyObject* hook, bool pre);
 PyObject* add_tensor_hook_dict(autograd::Node* n, PyObject* tensor);
 
@@ -470,6 +471,12 @@ PyObject* register_node_hook(Node* n, PyObject* hook, bool pre) {
   Py_DECREF(res);
   return handle;
   TN_PY_CATCH(nullptr)
+}
+
+// The node behind a grad_fn object (ours, or a custom Function's ctx); null for anything else.
+Node* node_of_face(PyObject* o) {
+  if (Py_TYPE(o)->tp_dealloc == node_dealloc) return node_of(o);
+  return function_node_of(o);
 }
 
 PyObject* node_face(Node* n) {

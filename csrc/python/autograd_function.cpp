@@ -15,6 +15,7 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "autograd/saved_variable.h"
 #include "dispatch/kernel.h"
 #include "python/errors.h"
 #include "python/init.h"
@@ -53,18 +54,8 @@ PyObject* checked(PyObject* o) {
   return o;
 }
 
-// What ctx.save_for_backward kept of one tensor (upstream's SavedVariable).
-struct SavedTensor {
-  Tensor t;                // null when None was saved, or once released
-  bool none = false;
-  uint32_t version = 0;
-  bool is_output = false;  // t is then an alias without history (keeping the output would cycle)
-  int output_nr = 0;
-  bool requires_grad = false;
-};
-
 struct FunctionState {
-  std::vector<SavedTensor> saved;
+  std::vector<autograd::SavedVariable> saved;  // ctx.save_for_backward's, in order
   std::vector<bool> is_tensor_input;
   std::vector<bool> needs_input_grad;
   std::vector<InputMeta> output_info;  // per forward output; undefined for a non-tensor
@@ -107,7 +98,7 @@ class PyFunctionNode final : public Node {
   Grads apply(Grads&& grads) override;
   void release_saved() override {
     FunctionState& s = *fn_of(ctx_)->state;
-    for (SavedTensor& v : s.saved) v.t = Tensor();
+    for (autograd::SavedVariable& v : s.saved) v.release();
     s.has_freed = true;
   }
 
@@ -285,31 +276,10 @@ PyObject* unpack_saved(PyObject* self) {
   TN_CHECK(!st.has_freed, autograd::kSavedFreed);
   Owned out(checked(PyTuple_New(static_cast<Py_ssize_t>(st.saved.size()))));
   for (size_t i = 0; i < st.saved.size(); ++i) {
-    const SavedTensor& s = st.saved[i];
-    PyObject* o;
-    if (s.none || !s.t) {
-      o = Py_NewRef(Py_None);
-    } else {
-      const Node* by = s.is_output ? f->node : autograd::grad_fn_of(*s.t);
-      const AutogradMeta* m = s.t->autograd_meta();
-      autograd::check_saved_version(s.t, s.version, by,
-                                    s.is_output ? s.output_nr : (m ? m->output_nr : 0));
-      if (s.is_output) {
-        // The output comes back with this node as its history (upstream's unpack).
-        Tensor a = autograd::alias_without_history(s.t);
-        if (s.requires_grad && f->node) {
-          a->set_requires_grad(true);
-          AutogradMeta& am = a->ensure_autograd_meta();
-          am.is_leaf = false;
-          am.grad_fn = Ptr<RefCounted>(f->node);
-          am.output_nr = s.output_nr;
-        }
-        o = wrap_tensor(a);
-      } else {
-        o = wrap_tensor(s.t);
-      }
-    }
-    PyTuple_SET_ITEM(out.get(), static_cast<Py_ssize_t>(i), checked(o));
+    // An output comes back with this node as its history (upstream's unpack).
+    Tensor t = st.saved[i].unpack(f->node);
+    PyTuple_SET_ITEM(out.get(), static_cast<Py_ssize_t>(i),
+                     checked(t ? wrap_tensor(t) : Py_NewRef(Py_None)));
   }
   if (f->clear_on_access) {
     st.saved.clear();
@@ -640,24 +610,17 @@ PyObject* wrap_outputs(FunctionObject* ctx, const Ptr<Node>& node, PyObject* raw
   if (executable) {
     st.saved.clear();
     for (PyObject* o : to_save) {
-      SavedTensor s;
       if (o == Py_None) {
-        s.none = true;
-        st.saved.push_back(std::move(s));
+        st.saved.emplace_back();
         continue;
       }
-      Tensor t(impl_of(o));
-      for (Py_ssize_t i = 0; i < n && !s.is_output; ++i) {
+      TensorImpl* t = impl_of(o);
+      int output_nr = -1;
+      for (Py_ssize_t i = 0; i < n && output_nr < 0; ++i) {
         PyObject* out = PyTuple_GET_ITEM(outputs.get(), i);
-        if (is_tensor(out) && impl_of(out) == t.get()) {
-          s.is_output = true;
-          s.output_nr = static_cast<int>(i);
-        }
+        if (is_tensor(out) && impl_of(out) == t) output_nr = static_cast<int>(i);
       }
-      s.version = t->version();
-      s.requires_grad = t->requires_grad();
-      s.t = s.is_output ? autograd::alias_without_history(t) : t;
-      st.saved.push_back(std::move(s));
+      st.saved.emplace_back(Tensor(t), output_nr >= 0, output_nr < 0 ? 0 : output_nr);
     }
   }
   Py_CLEAR(ctx->saved_for_forward);
@@ -770,6 +733,12 @@ PyObject* unwrap_if_dead(PyObject*, PyObject* t) { return Py_NewRef(t); }
 PyMethodDef unwrap_if_dead_def = {"unwrap_if_dead", unwrap_if_dead, METH_O, nullptr};
 
 }  // namespace
+
+// A custom Function call's node, from its ctx (null for anything else, or once the node died).
+Node* function_node_of(PyObject* ctx) {
+  if (!g_function_type || !PyObject_TypeCheck(ctx, g_function_type)) return nullptr;
+  return fn_of(ctx)->node;
+}
 
 bool init_autograd_function() {
   PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(fn_new)},

@@ -1,8 +1,8 @@
 """Reentrant activation checkpointing, module full backward hooks and autocast's state against
 upstream, each side in its own process (bits as hex). torch.utils.checkpoint(use_reentrant=True)
-runs through our autograd.Function and a backward inside backward; the non-reentrant form
-needs saved-tensor hooks and preserve_rng_state the generator's state, both not yet here (they
-refuse by name, checked below). Enabling autocast refuses by name: only its state is ours."""
+runs through our autograd.Function and a backward inside backward (the non-reentrant form,
+saved-tensor hooks and preserve_rng_state are in test_saved_hooks.py). Enabling autocast
+refuses by name: only its state is ours."""
 
 from __future__ import annotations
 
@@ -77,9 +77,7 @@ import torch, torch.nn as nn, torch.utils.checkpoint as cp
 m = nn.Linear(2, 2)
 x = torch.randn(3, 2, requires_grad=True)
 for name, fn in [("autocast", lambda: torch.autocast("cpu").__enter__()),
-                 ("set_autocast_enabled", lambda: torch.set_autocast_enabled("cpu", True)),
-                 ("rng", lambda: cp.checkpoint(m, x, use_reentrant=True)),
-                 ("non-reentrant", lambda: cp.checkpoint(m, x, use_reentrant=False))]:
+                 ("set_autocast_enabled", lambda: torch.set_autocast_enabled("cpu", True))]:
     try:
         fn()
         print(name, "ran")
@@ -90,5 +88,3 @@ for name, fn in [("autocast", lambda: torch.autocast("cpu").__enter__()),
     lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
     assert lines["autocast"].startswith("refused: torchnative: autocast"), r.stdout + r.stderr
     assert lines["set_autocast_enabled"].startswith("refused: torchnative: autocast"), r.stdout
-    assert lines["rng"].startswith("refused:"), r.stdout
-    assert lines["non-reentrant"].startswith("refused:"), r.stdout
