@@ -33,6 +33,10 @@ void set_default_hooks_active(bool active) { t_default_hooks = active; }
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output, int output_nr) {
   if (!t) return;
+  TN_CHECK(!t->is_inference(), "Inference tensors cannot be saved for backward. Please do not "
+           "use Tensors created in inference mode in computation tracked by autograd. To work "
+           "around this, you can make a clone to get a normal tensor and use it in autograd, or "
+           "use `torch.no_grad()` instead of `torch.inference_mode()`.");
   none_ = false;
   version_ = t->version();
   is_output_ = is_output;

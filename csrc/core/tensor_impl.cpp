@@ -141,10 +141,17 @@ void StorageImpl::resize(size_t nbytes) {
   nbytes_ = nbytes;
 }
 
+namespace {
+thread_local bool t_inference_mode = false;
+}  // namespace
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode(bool enabled) { t_inference_mode = enabled; }
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Dims sizes, Dims strides,
                        int64_t offset, Representation rep)
     : storage_(std::move(storage)), dtype_(dtype), rep_(rep), sizes_(std::move(sizes)),
-      strides_(std::move(strides)), offset_(offset), version_(make<VersionCounter>()) {
+      strides_(std::move(strides)), offset_(offset), inference_(t_inference_mode),
+      version_(make<VersionCounter>()) {
   refresh();
 }
 

@@ -40,6 +40,11 @@ struct AutogradMeta {
   RefCounted* grad_accumulator = nullptr;
 };
 
+// Inference mode (torch.inference_mode), per thread. Tensors made while it is on are inference
+// tensors (TensorImpl::is_inference); the autograd layer records nothing while it is on.
+bool inference_mode_enabled();
+void set_inference_mode(bool enabled);
+
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, ScalarType dtype, Dims sizes, Dims strides, int64_t offset,
@@ -87,7 +92,12 @@ class TensorImpl : public RefCounted {
   }
 
   const Ptr<VersionCounter>& version_counter() const { return version_; }
-  void share_version(const TensorImpl& base) { version_ = base.version_; }
+  // Shares base's version counter (and, as upstream's views do, whether it is an inference
+  // tensor).
+  void share_version(const TensorImpl& base) {
+    version_ = base.version_;
+    inference_ = base.inference_;
+  }
   uint32_t version() const { return version_->version.load(); }
   void bump_version() { version_->version.fetch_add(1); }
 
@@ -110,6 +120,11 @@ class TensorImpl : public RefCounted {
   // type promotion as a number, not as a tensor (upstream's wrapped numbers).
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
+  // An inference tensor: made while inference mode was on (not a view of a normal tensor).
+  // Upstream's: it keeps no version counter, refuses in-place updates and requires_grad=True
+  // outside inference mode, and cannot be saved for backward.
+  bool is_inference() const { return inference_; }
 
   // Views remember the tensor they view (upstream's _base): the root, never a view itself.
   const Ptr<TensorImpl>& view_base() const { return base_; }
@@ -134,6 +149,7 @@ class TensorImpl : public RefCounted {
   int64_t needed_bytes_ = 0;  // storage bytes the elements reach; int64 max when never held
   bool contiguous_ = true;
   bool wrapped_number_ = false;
+  bool inference_;
   KeySet keys_ = 0;
   std::unique_ptr<AutogradMeta> autograd_;
   Ptr<VersionCounter> version_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/grad_mode.h"
+#include "core/tensor_impl.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "python/init.h"
 
@@ -67,6 +68,7 @@ thread_local std::vector<signed char> t_values;
 
 bool flag_value(size_t i) {
   if (i == 0) return grad_mode_enabled();  // the core's (csrc/autograd/grad_mode.h)
+  if (i == 1) return inference_mode_enabled();  // the core's (core/tensor_impl.h)
   if (!g_flags[i].per_thread) return g_flags[i].value;
   if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
   return t_values[i] < 0 ? g_flags[i].value : t_values[i] != 0;

@@ -31,7 +31,13 @@ PyObject* get_dtype(PyObject* self, void*) { return Py_NewRef(dtype_object(T(sel
 PyObject* get_device(PyObject* self, void*) { return device_object(T(self)->device()); }
 PyObject* get_layout(PyObject*, void*) { return Py_NewRef(strided_layout()); }
 PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(T(self)->dim()); }
-PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(T(self)->version()); }
+PyObject* get_version(PyObject* self, void*) {
+  if (T(self)->is_inference()) {
+    PyErr_SetString(PyExc_RuntimeError, "Inference tensors do not track version counter.");
+    return nullptr;
+  }
+  return PyLong_FromUnsignedLong(T(self)->version());
+}
 PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLong(T(self)->itemsize()); }
 PyObject* get_nbytes(PyObject* self, void*) {
   return PyLong_FromLongLong(T(self)->numel() * T(self)->itemsize());
@@ -72,6 +78,11 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
   if (v && !is_floating(T(self)->dtype())) {
     PyErr_SetString(PyExc_RuntimeError,
                     "only Tensors of floating point and complex dtype can require gradients");
+    return -1;
+  }
+  if (v && T(self)->is_inference() && !inference_mode_enabled()) {
+    PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside "
+                    "InferenceMode is not allowed.");
     return -1;
   }
   T(self)->set_requires_grad(v);

@@ -16,6 +16,9 @@ void is_same_size(Call& c) { c.ret(Value::of_bool(c.tensor(0)->sizes() == c.tens
 // is_floating_point / is_complex / is_signed (Tensor self) -> bool
 void is_floating_point(Call& c) { c.ret(Value::of_bool(is_floating(c.tensor(0)->dtype()))); }
 void is_complex(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_complex)); }
+// is_inference(Tensor self) -> bool: made under torch.inference_mode (core/tensor_impl.h).
+void is_inference(Call& c) { c.ret(Value::of_bool(c.tensor(0)->is_inference())); }
+
 void is_signed(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_signed)); }
 
 // _has_compatible_shallow_copy_type(Tensor self, Tensor from) -> bool: may `self.data = from`
@@ -31,7 +34,7 @@ TN_REGISTER_COMPOSITE("aten::_has_compatible_shallow_copy_type", compatible_shal
 TN_REGISTER_COMPOSITE("aten::_is_zerotensor", always_false);
 TN_REGISTER_COMPOSITE("aten::is_conj", always_false);
 TN_REGISTER_COMPOSITE("aten::is_neg", always_false);
-TN_REGISTER_COMPOSITE("aten::is_inference", always_false);
+TN_REGISTER_COMPOSITE("aten::is_inference", is_inference);
 TN_REGISTER_COMPOSITE("aten::is_same_size", is_same_size);
 TN_REGISTER_COMPOSITE("aten::is_floating_point", is_floating_point);
 TN_REGISTER_COMPOSITE("aten::is_complex", is_complex);
