@@ -44,7 +44,9 @@ def main() -> int:
         # An in-place variant is differentiated through its functional op's formula, as
         # upstream's autograd codegen does (out= variants are not differentiable).
         functional = _functional_key(f, key)
-        if key in differentiable:
+        if key in MANUAL_DIFFERENTIABLE:
+            diff = True
+        elif key in differentiable:
             diff = differentiable[key]
         elif functional in differentiable:
             diff = differentiable[functional]
@@ -62,6 +64,11 @@ def main() -> int:
     write(args.out.with_name("py_signatures.inc"), python_signatures(parsed.native_functions))
     print(f"gen_ops: {len(parsed.native_functions)} overloads", file=sys.stderr)
     return 0
+
+
+# Differentiable ops whose autograd upstream writes by hand (VariableTypeManual.cpp), so
+# derivatives.yaml has no entry for them.
+MANUAL_DIFFERENTIABLE = {"copy_"}
 
 
 def _functional_key(f, key: str) -> str:

@@ -14,6 +14,7 @@
 #include "autograd/formula.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_variable.h"
+#include "autograd/view_history.h"
 #include "dispatch/kernel.h"
 
 namespace tn {
@@ -34,6 +35,11 @@ class FormulaNode final : public Node {
  public:
   FormulaNode(const Formula* f) : f_(f) {}
   const char* name() const override { return f_->name; }
+  // "torch::autograd::CopyBackwards" is class CopyBackwards, as upstream's.
+  const char* class_name() const override {
+    const char* colon = std::strrchr(f_->name, ':');
+    return colon ? colon + 1 : f_->name;
+  }
   const Formula* formula() const { return f_; }
 
   Grads apply(Grads&& grads) override {
@@ -205,21 +211,8 @@ void set_history(Tensor& t, const Ptr<Node>& node, int output_nr) {
   m.grad_fn = node;
   m.output_nr = output_nr;
   m.grad_accumulator = nullptr;
+  if (t->view_base()) m.view_version = t->version();
   node->inputs.push_back(meta_of(*t));
-}
-
-// A write in place into a view whose base has a history: upstream rebases the base's history
-// (CopySlices); until that exists here, the base's backward refuses by name.
-void poison_base_of(const Tensor& t) {
-  const Ptr<TensorImpl>& base = t->view_base();
-  if (!base || !is_floating(base->dtype())) return;
-  auto node = make<Unsupported>("CopySlices", "torch::autograd::CopySlices",
-                                "torchnative: backward through an in-place operation on a view "
-                                "(upstream's CopySlices) is not implemented yet (autograd, "
-                                "issue 8)");
-  node->next.push_back(gradient_edge(base));
-  Tensor b = base;
-  set_history(b, node, 0);
 }
 
 // "aten::mul_.Tensor": the op as upstream's messages name it.
@@ -230,7 +223,7 @@ std::string pretty_name(const OpInfo& op) {
 }
 
 void autograd_kernel(Call& call) {
-  bool record = t_grad_mode && any_requires_grad(call);
+  bool record = t_grad_mode && !inference_mode_enabled() && any_requires_grad(call);
   bool in_place = false;
   Ptr<Node> node;
   if (record) {
@@ -248,7 +241,6 @@ void autograd_kernel(Call& call) {
   auto* fnode = dynamic_cast<FormulaNode*>(node.get());
   for (Value& v : call.results) {
     if (v.tag == Value::Tag::Tensor) {
-      if (in_place && v.tensor && v.tensor->view_base()) poison_base_of(v.tensor);
       bool nondiff = fnode && output_nr < 32 &&
                      (fnode->formula()->nondifferentiable_outputs >> output_nr & 1u);
       if (nondiff) {
@@ -264,6 +256,19 @@ void autograd_kernel(Call& call) {
     } else if (v.tag == Value::Tag::TensorList) {
       for (Tensor& t : v.tensors) set_history(t, node, output_nr++);
     }
+  }
+  // An in-place write into a view: the base's history goes through the op (CopySlices).
+  if (in_place && !call.results.empty() && call.results[0].tag == Value::Tag::Tensor) {
+    const Tensor& view = call.results[0].tensor;
+    if (!view || !view->view_base() || !is_floating(view->dtype())) return;
+    bool self_first = !fnode || (!fnode->formula()->inputs.empty() &&
+                                 fnode->formula()->inputs[0] == 0);
+    if (!self_first)
+      node = make<Unsupported>("CopySlices", "torch::autograd::CopySlices",
+                               "torchnative: an in-place write into a view by '" +
+                                   pretty_name(*call.op) + "', whose formula does not take self "
+                                   "first, is not implemented (autograd, issue 8)");
+    rebase_view_history(view, node);
   }
 }
 

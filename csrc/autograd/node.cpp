@@ -6,6 +6,7 @@
 #include <string>
 
 #include "autograd/grad_mode.h"
+#include "autograd/view_history.h"
 #include "kernels/composite/ops.h"
 
 namespace tn::autograd {
@@ -79,12 +80,14 @@ Tensor run_leaf_hooks(const Tensor& leaf, const Tensor& grad) {
 }
 
 Node* grad_fn_of(const TensorImpl& t) {
+  if (t.view_base()) refresh_view_history(t);
   AutogradMeta* m = t.autograd_meta();
   return m ? static_cast<Node*>(m->grad_fn.get()) : nullptr;
 }
 
 Edge gradient_edge(const Tensor& t) {
   if (!t) return {};
+  if (t->view_base()) refresh_view_history(*t);
   AutogradMeta* m = t->autograd_meta();
   if (!m) return {};
   if (m->grad_fn) return {Ptr<Node>(static_cast<Node*>(m->grad_fn.get())),

@@ -38,6 +38,10 @@ struct AutogradMeta {
   // A leaf's AccumulateGrad node, non-owning: the node owns the leaf, and clears this when it
   // dies (upstream's weak grad_accumulator_), so every use of a leaf shares one node.
   RefCounted* grad_accumulator = nullptr;
+  // A view's: the version its grad_fn was made at. When the shared counter has moved on (an
+  // in-place write into its base or another view of it), the grad_fn is made again from the
+  // base's history (csrc/autograd/view_history.cpp), as upstream's views regenerate theirs.
+  uint32_t view_version = 0;
 };
 
 // Inference mode (torch.inference_mode), per thread. Tensors made while it is on are inference
