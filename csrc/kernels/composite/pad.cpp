@@ -1,7 +1,8 @@
 // Padding written in door ops as upstream's PadNd.cpp writes it: constant_pad_nd (negative pads
-// narrow the input; the output keeps the input's suggested memory format), _pad_circular (copies
-// of slices, so autograd runs through them), _pad_enum and pad (mode names to kernels, with
-// upstream's checks and messages). The reflection/replication kernels are in cpu/pad.cpp.
+// narrow the input; the output keeps the input's suggested memory format), _pad_circular
+// (concatenated slices), _pad_enum and pad (mode names to kernels, with upstream's checks and
+// messages). Not here: reflection_pad*d and replication_pad*d, which pad's reflect and
+// replicate modes call; they have no kernel yet and refuse by name.
 #include <algorithm>
 #include <string>
 
@@ -85,8 +86,12 @@ void constant_pad_nd(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::constant_pad_nd", constant_pad_nd);
 
-// _pad_circular(self, SymInt[] pad): the input copied into the middle, then each padded dim's
-// ends copied from the opposite side of the output (corners written more than once).
+// _pad_circular(self, SymInt[] pad): each padded dim, last first, narrowed where its pads are
+// negative, then widened by concatenating its far end before it and its near end after it.
+// Upstream copies into slices of an empty output instead (the same values, corners included,
+// since each dim wraps the dims padded before it); we concatenate because copy_ records no
+// history here yet, so the gradient runs through cat and slice (CatBackward0, not upstream's
+// CopySlices).
 void pad_circular(Call& c) {
   const Tensor& self = c.tensor(0);
   const Dims& pad = c.int_list(1);
@@ -96,36 +101,29 @@ void pad_circular(Call& c) {
   TN_CHECK(kept == 1 || kept == 2, "Invalid padding size, expected 1 or 2 non-padded "
            "dimensions, which would be equivalent to padding of length ", (ndim - 1) * 2, " or ",
            (ndim - 2) * 2, " respectively but got ", pad.size());
-  Dims out_shape(in_shape);
   for (int64_t i = 0; i < padded; ++i) {
     int64_t lo = pad[2 * (padded - i - 1)], hi = pad[2 * (padded - i - 1) + 1];
     int64_t size = in_shape[kept + i];
-    out_shape[kept + i] = size + lo + hi;
     TN_CHECK(lo <= size && hi <= size, "Padding value causes wrapping around more than once.");
-    TN_CHECK(out_shape[kept + i] >= 0,
-             "Negative padding value is resulting in an empty dimension");
+    TN_CHECK(size + lo + hi >= 0, "Negative padding value is resulting in an empty dimension");
   }
-  Tensor out = empty(out_shape, self->dtype(), self->device());
-  Tensor out_mid = out, in_mid = self;
+  Tensor out = self;
+  bool fresh = false;  // out is a new tensor, not a view of self
   for (int64_t i = 0; i < padded; ++i) {
     int64_t dim = padded - i + kept - 1, lo = pad[2 * i], hi = pad[2 * i + 1];
-    out_mid = slice(out_mid, dim, std::max<int64_t>(lo, 0),
-                    out_shape[dim] - std::max<int64_t>(hi, 0));
-    in_mid = slice(in_mid, dim, std::max<int64_t>(-lo, 0),
-                   in_shape[dim] - std::max<int64_t>(-hi, 0));
+    int64_t size = out->size(dim);
+    out = slice(out, dim, std::max<int64_t>(-lo, 0), size - std::max<int64_t>(-hi, 0));
+    size = out->size(dim);
+    std::vector<Tensor> parts;
+    if (lo > 0) parts.push_back(slice(out, dim, size - lo, size));
+    parts.push_back(out);
+    if (hi > 0) parts.push_back(slice(out, dim, 0, hi));
+    if (parts.size() > 1) {
+      out = call_tensor("aten::cat", {Value::of_tensors(parts), i64(dim)});
+      fresh = true;
+    }
   }
-  copy_(out_mid, in_mid);
-  for (int64_t i = 0; i < padded; ++i) {
-    int64_t dim = padded - i + kept - 1, lo = pad[2 * i], hi = pad[2 * i + 1];
-    int64_t lo_kept = std::max<int64_t>(lo, 0), hi_kept = std::max<int64_t>(hi, 0);
-    if (lo > 0)
-      copy_(slice(out, dim, 0, lo),
-            slice(out, dim, out_shape[dim] - lo - hi_kept, out_shape[dim] - hi_kept));
-    if (hi > 0)
-      copy_(slice(out, dim, out_shape[dim] - hi, out_shape[dim]),
-            slice(out, dim, lo_kept, lo_kept + hi));
-  }
-  c.ret(out);
+  c.ret(fresh ? out : ops::clone_contiguous(out));
 }
 TN_REGISTER_COMPOSITE("aten::_pad_circular", pad_circular);
 
