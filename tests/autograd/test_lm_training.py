@@ -2,7 +2,8 @@
 
 Acceptance: a GPT-2 (GPT2LMHeadModel, dropout at the config's defaults, an attention mask with
 padding and -100 labels), a Llama (LlamaForCausalLM, grouped-query attention: 2 key/value heads
-for 4 query heads) and a BERT sequence-classification head (BertForSequenceClassification,
+for 4 query heads; once without a mask, through the flash kernel, once with a padding mask and
+attention dropout, through the math path) and a BERT sequence-classification head (BertForSequenceClassification,
 labels given), built from tiny configs under one seed, train 10 steps of AdamW (foreach default,
 and fused=True) with transformers' cosine schedule (2 warm-up steps) and clip_grad_norm_.
 
@@ -41,10 +42,11 @@ def build(name):
     if name == "gpt2":
         return GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=16, n_embd=32, n_layer=2,
                                           n_head=4, bos_token_id=0, eos_token_id=0))
-    if name == "llama":
+    if name.startswith("llama"):
         return LlamaForCausalLM(LlamaConfig(
             vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=16,
+            attention_dropout=0.1 if name == "llama masked dropout" else 0.0,
             bos_token_id=0, eos_token_id=0, pad_token_id=0))
     return BertForSequenceClassification(BertConfig(
         vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
@@ -58,7 +60,7 @@ def batch(name, step):
         return dict(input_ids=ids, attention_mask=mask, token_type_ids=torch.zeros_like(ids),
                     labels=torch.randint(0, 3, (2,), generator=g))
     labels = ids.masked_fill(mask == 0, -100)
-    if name == "llama":
+    if name == "llama":  # no mask: the flash kernel with grouped heads
         return dict(input_ids=ids, labels=labels)
     return dict(input_ids=ids, attention_mask=mask, labels=labels)
 def train(name, fused, dtype, steps=10):
@@ -81,8 +83,9 @@ def train(name, fused, dtype, steps=10):
 '''
 
 BODY = r'''
-for name in ("gpt2", "llama", "bert"):
-    for fused in (None, True):
+for name, fuseds in (("gpt2", (None, True)), ("llama", (None, True)), ("bert", (None, True)),
+                     ("llama masked dropout", (None,))):
+    for fused in fuseds:
         for dtype in DTYPES:
             out[f"{name} fused={fused} {dtype}"] = train(name, fused, getattr(torch, dtype))
 '''
@@ -133,3 +136,9 @@ def check_run(ours, up, name: str, fused: str):
 @pytest.mark.parametrize("fused", ["None", "True"])
 def test_adamw_cosine_clip_trains_as_upstream(runs, name, fused):
     check_run(*runs, name, fused)
+
+
+def test_llama_with_padding_mask_and_attention_dropout_trains_as_upstream(runs):
+    # A 4-d additive mask and dropout inside scaled_dot_product_attention (the math path, its
+    # grouped heads repeated), foreach AdamW.
+    check_run(*runs, "llama masked dropout", "None")
