@@ -6,7 +6,8 @@ for 4 query heads; once without a mask, through the flash kernel, once with a pa
 attention dropout, through the math path) and a BERT sequence-classification head
 (BertForSequenceClassification, labels given; token_type_ids passed, since transformers' default
 gathers them from a buffer and gather is not ours to write here), built from tiny configs
-under one seed, train 10 steps of AdamW (foreach default, and fused=True) with transformers' cosine schedule (2 warm-up steps) and clip_grad_norm_.
+under one seed, train 10 steps of AdamW (foreach default, and fused=True) with transformers'
+cosine schedule (2 warm-up steps) and clip_grad_norm_.
 
 What is bit for bit: the forward. The first two losses (step 0 runs at learning rate 0, so step
 1 still sees the initial parameters) carry upstream's bits, dropout masks included. What is not:
