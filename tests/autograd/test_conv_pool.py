@@ -72,6 +72,10 @@ case("conv2d_depthwise", lambda x, w: F.conv2d(x, w, groups=4, padding=1),
 case("conv2d_1x1", lambda x, w, b: F.conv2d(x, w, b), (2, 5, 4, 4), (3, 5, 1, 1), (3,))
 case("conv2d_same", lambda x, w: F.conv2d(x, w, padding="same", dilation=2),
      (1, 2, 8, 8), (3, 2, 3, 3))
+case("conv2d_same_even", lambda x, w, b: F.conv2d(x, w, b, padding="same"),
+     (1, 2, 7, 6), (3, 2, 4, 2), (3,))
+case("conv1d_same_even_unbatched", lambda x, w: F.conv1d(x, w, padding="same", dilation=3),
+     (2, 9), (3, 2, 2))
 case("conv2d_valid_unbatched", lambda x, w: F.conv2d(x, w, padding="valid"),
      (2, 6, 6), (3, 2, 3, 3))
 case("conv3d", lambda x, w, b: F.conv3d(x, w, b, padding=1, stride=(1, 2, 1)),

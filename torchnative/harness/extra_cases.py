@@ -178,6 +178,26 @@ def written(dtype):
         "aten.bernoulli.p": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.float": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.Tensor": ((a.to(f), torch.full(SHAPE, 0.5)), {}),
+        # The padding backward kernels (float32: upstream's have no integer path): a gradient
+        # of the padded output's shape, the input, the pads.
+        "aten.reflection_pad1d_backward.default": (
+            (torch.randn(2, 3, 7, generator=gen), torch.randn(2, 3, 4, generator=gen),
+             [2, 1]), {}),
+        "aten.reflection_pad2d_backward.default": (
+            (torch.randn(1, 2, 5, 6, generator=gen), torch.randn(1, 2, 3, 4, generator=gen),
+             [1, 1, 2, 0]), {}),
+        "aten.reflection_pad3d_backward.default": (
+            (torch.randn(1, 1, 4, 4, 5, generator=gen), torch.randn(1, 1, 2, 3, 4, generator=gen),
+             [1, 0, 0, 1, 1, 1]), {}),
+        "aten.replication_pad1d_backward.default": (
+            (torch.randn(2, 3, 8, generator=gen), torch.randn(2, 3, 4, generator=gen),
+             [3, 1]), {}),
+        "aten.replication_pad2d_backward.default": (
+            (torch.randn(1, 2, 5, 7, generator=gen), torch.randn(1, 2, 3, 4, generator=gen),
+             [2, 1, 2, 0]), {}),
+        "aten.replication_pad3d_backward.default": (
+            (torch.randn(1, 1, 4, 4, 6, generator=gen), torch.randn(1, 1, 2, 3, 4, generator=gen),
+             [1, 1, 0, 1, 1, 1]), {}),
     }}
 
 

@@ -86,37 +86,54 @@ Grads safe_softmax_backward(const Saved& s, const Grads& g) {
   return {softmax_backward_data(g[0], y, wrap(s.to_int(1), y->dim()))};
 }
 
+// x (B, Hk, L, E) with each head repeated `groups` times in place: (B, Hk * groups, L, E), the
+// key/value heads grouped-query attention shares among query heads.
+Tensor repeat_heads(const Tensor& x, int64_t groups) {
+  if (groups == 1) return x;
+  const Dims& s = x->sizes();
+  Tensor wide = expand(unsqueeze(x, 2), Dims{s[0], s[1], groups, s[2], s[3]});
+  return reshape(wide, Dims{s[0], s[1] * groups, s[2], s[3]});
+}
+// The gradient of repeat_heads: each group of `groups` heads of g (B, Hq, L, E) summed.
+Tensor sum_groups(const Tensor& g, int64_t groups) {
+  if (groups == 1) return g;
+  const Dims& s = g->sizes();
+  Tensor split = reshape(g, Dims{s[0], s[1] / groups, groups, s[2], s[3]});
+  return sum_dims(split, Dims{2}, false);
+}
+
 // _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, *, attn_mask,
 // scale) -> (output, logsumexp): the attention weights P recomputed by the math path, then
-// dV = P^T dO, dS = P * (dO V^T - rowsum(dO V^T * P)), dQ = scale dS K, dK = scale dS^T Q.
+// dV = P^T dO, dS = P * (dO V^T - rowsum(dO V^T * P)), dQ = scale dS K, dK = scale dS^T Q;
+// with grouped heads (Hq = groups * Hk) K and V are repeated per query head and dK, dV summed
+// back over each group.
 Grads flash_attention_backward(const Saved& s, const Grads& g) {
   const Tensor& q = s.tensor(0);
   const Tensor& k = s.tensor(1);
   const Tensor& v = s.tensor(2);
   TN_CHECK_KIND(s.arg(3).tag != Value::Tag::Double || s.arg(3).d == 0.0, NotImplemented,
                 "torchnative: the backward of flash attention with dropout is not implemented");
-  TN_CHECK_KIND(q->size(1) == k->size(1) && q->size(1) == v->size(1), NotImplemented,
-                "torchnative: the backward of flash attention with grouped heads is not "
-                "implemented yet (autograd, issue 8)");
+  int64_t groups = k->size(1) > 0 ? q->size(1) / k->size(1) : 1;
   double scale = s.arg(6).tag == Value::Tag::Double
                      ? s.arg(6).d
                      : 1.0 / std::sqrt(static_cast<double>(q->size(q->dim() - 1)));
   Value mask = s.arg(5).tag == Value::Tag::Tensor ? s.arg(5) : Value{};
+  Tensor kx = repeat_heads(k, groups), vx = repeat_heads(v, groups);
   std::vector<Value> math = call(
       "aten::_scaled_dot_product_attention_math",
-      {V(q), V(k), V(v), mask, Value::of_double(0.0), Value::of_bool(s.to_bool(4)), Value{},
+      {V(q), V(kx), V(vx), mask, Value::of_double(0.0), Value::of_bool(s.to_bool(4)), Value{},
        Value::of_double(scale)});
   const Tensor& p = math[1].tensor;
   auto matmul = [](const Tensor& a, const Tensor& b) {
     return call_tensor("aten::matmul", {V(a), V(b)});
   };
   const Tensor& dout = g[0];
-  Tensor dp = matmul(dout, transpose(v, -2, -1));
+  Tensor dp = matmul(dout, transpose(vx, -2, -1));
   Tensor ds = softmax_backward_data(dp, p, p->dim() - 1);
   Scalar sc = Scalar::from_double(scale);
-  return {s.need(0) ? mul(matmul(ds, k), sc) : Tensor(),
-          s.need(1) ? mul(matmul(transpose(ds, -2, -1), q), sc) : Tensor(),
-          s.need(2) ? matmul(transpose(p, -2, -1), dout) : Tensor()};
+  return {s.need(0) ? mul(matmul(ds, kx), sc) : Tensor(),
+          s.need(1) ? sum_groups(mul(matmul(transpose(ds, -2, -1), q), sc), groups) : Tensor(),
+          s.need(2) ? sum_groups(matmul(transpose(p, -2, -1), dout), groups) : Tensor()};
 }
 
 }  // namespace

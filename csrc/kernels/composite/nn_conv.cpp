@@ -2,8 +2,10 @@
 // conv1d/2d/3d (and their padding='same'/'valid' spellings through _convolution_mode),
 // conv_transpose1d/2d/3d, and _convolution (which convolution's own kernel computes here). An
 // unbatched input gains a batch dim and loses it again, as upstream's batchify. Door ops only.
+#include <atomic>
 #include <string>
 
+#include "core/warning.h"
 #include "kernels/composite/ops.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -88,18 +90,29 @@ Tensor convolution_same(const Call& c) {
            " dimensions");
   for (int64_t s : stride)
     TN_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
-  Dims pad_l;
+  Dims pad_l, extra(2 * dim, 0);
+  bool symmetric = true;
   for (size_t i = 0; i < dim; ++i) {
     int64_t d = dilation.size() == 1 ? dilation[0] : dilation[i];
     auto [l, r] = same_padding(x->size(static_cast<int64_t>(i) + 2),
                                w->size(static_cast<int64_t>(i) + 2), 1, d);
-    TN_CHECK_KIND(l == r, NotImplemented,
-                  "torchnative: padding='same' with an even kernel length needs aten::"
-                  "constant_pad_nd, which is not implemented yet");
     pad_l.push_back(l);
+    // What the right side needs beyond the left's, padded first (F.pad order: last dim first);
+    // stride 1 makes r >= l.
+    extra[2 * (dim - 1 - i) + 1] = r - l;
+    symmetric = symmetric && l == r;
+  }
+  Value input = c.arg(0);
+  if (!symmetric) {
+    static std::atomic<bool> warned{false};  // upstream's TORCH_WARN_ONCE
+    if (!warned.exchange(true))
+      warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+           "zero-padded copy of the input be created");
+    input = t(call_tensor("aten::constant_pad_nd",
+                          {c.arg(0), ints(extra), Value::of_scalar(Scalar::from_int(0))}));
   }
   return call_tensor("aten::convolution",
-                     {c.arg(0), c.arg(1), c.arg(2), c.arg(3), ints(pad_l), c.arg(5),
+                     {input, c.arg(1), c.arg(2), c.arg(3), ints(pad_l), c.arg(5),
                       Value::of_bool(false), ints(Dims(dim, 0)), c.arg(6)});
 }
 

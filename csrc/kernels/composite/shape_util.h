@@ -99,9 +99,12 @@ inline Dims broadcast_strides(const TensorImpl& t, const Dims& shape) {
   return out;
 }
 
-// Upstream's is_non_overlapping_and_dense: some permutation of the dims is contiguous.
+// Upstream's is_non_overlapping_and_dense: some permutation of the dims is contiguous. A tensor
+// of no elements counts as contiguous whatever its strides (c10's compute_contiguous), so clone
+// and empty_like keep them.
 inline bool non_overlapping_and_dense(const Dims& sizes, const Dims& strides) {
   size_t n = sizes.size();
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;
   if (n == 1) return sizes[0] < 2 || strides[0] == 1;
   std::vector<size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
