@@ -208,12 +208,16 @@ def backward_context(case: dict, ours: dict, allow: dict) -> judge.Context:
 
 
 def backward_allowances(record: dict) -> dict[str, float]:
-    """dtype -> the derived allowance of the entry's gradients: the 90th percentile of
-    upstream's own float32-vs-float64 gradient errors, never below the floor."""
+    """dtype -> the derived allowance of the entry's gradients: for float32, the 90th
+    percentile of upstream's own float32-vs-float64 gradient errors, never below the floor; for
+    float64, which has no wider rerun, the same number of ulps in float64 (a gradient upstream
+    computes to within k float32 ulps is taken as computed to within k float64 ulps), never
+    below the float64 floor."""
     own = [judge.own_error({"outcome": c["upstream"], "outcome64": c["upstream64"]})
            for c in record["cases"] if c.get("upstream64")]
-    return {"float32": judge.allowance([e for e in own if e is not None], "float32"),
-            "float64": judge.floor_of("float64")}
+    f32 = judge.allowance([e for e in own if e is not None], "float32")
+    ulps = f32 / judge.EPS["float32"]
+    return {"float32": f32, "float64": max(ulps * judge.EPS["float64"], judge.floor_of("float64"))}
 
 
 def evaluate_backward(folder: Path, run_dir: Path, keys: list[str],
