@@ -74,7 +74,9 @@ Tensor prod_grad(const Tensor& grad, const Tensor& input, const Tensor& result, 
                                {V(nonzero_prod), Value::of_int(d0), Value::of_bool(true)});
   Tensor zeros_in_slice = sum_dims_keep(zero, dims);
   Tensor at_zero = where_scalar_other(eq_scalar(zeros_in_slice, 1.0), nonzero_prod, 0.0);
-  return mul(grad, where3(zero, at_zero, div(result, input)));
+  // result / input with the zeros divided by 1 (unused there): a 0/0 in the branch where does
+  // not take would still give NaN second derivatives.
+  return mul(grad, where3(zero, at_zero, div(result, ones_where_zero)));
 }
 // prod(self, dtype): the whole tensor; prod.dim_int(self, dim, keepdim, dtype): along dim.
 Grads prod_backward(const Saved& s, const Grads& g) {
