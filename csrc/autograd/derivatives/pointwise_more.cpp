@@ -93,8 +93,10 @@ Tensor clamp_self_grad(const Tensor& grad, const Tensor& self, const Value& lo, 
     return grad_where(logical_and(compare("aten::ge.Tensor", "aten::ge.Scalar", self, lo),
                                   compare("aten::le.Tensor", "aten::le.Scalar", self, hi)),
                       grad);
-  if (!lo.is_none()) return grad_where(compare("aten::ge.Tensor", "aten::ge.Scalar", self, lo), grad);
-  if (!hi.is_none()) return grad_where(compare("aten::le.Tensor", "aten::le.Scalar", self, hi), grad);
+  if (!lo.is_none())
+    return grad_where(compare("aten::ge.Tensor", "aten::ge.Scalar", self, lo), grad);
+  if (!hi.is_none())
+    return grad_where(compare("aten::le.Tensor", "aten::le.Scalar", self, hi), grad);
   return grad;
 }
 Grads clamp_backward(const Saved& s, const Grads& g) {
@@ -204,8 +206,9 @@ Grads pow_scalar_base_backward(const Saved& s, const Grads& g) {
   const Tensor& result = s.result(0);
   Tensor d = mul(result, Scalar::from_double(std::log(base)));
   if (base == 0.0)
-    d = call_tensor("aten::where.self", {V(cmp("aten::ge.Scalar", s.tensor(1), S(Scalar::from_int(0)))),
-                                          V(scalar_zero_like(g[0])), V(d)});
+    d = call_tensor("aten::where.self",
+                    {V(cmp("aten::ge.Scalar", s.tensor(1), S(Scalar::from_int(0)))),
+                     V(scalar_zero_like(g[0])), V(d)});
   return {mul(g[0], d)};
 }
 

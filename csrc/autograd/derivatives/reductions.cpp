@@ -175,7 +175,8 @@ Tensor var_grad(Tensor grad, const Tensor& self, const Value& dim_arg, const Val
   if (!keepdim && n > 1) grad = unsqueeze_dims(grad, dims, n);
   double rnumel = 1;
   for (int64_t d0 : dims) rnumel *= static_cast<double>(self->sizes()[wrap(d0, n)]);
-  Tensor mean = call_tensor("aten::mean.dim", {V(self), Value::of_ints(dims), Value::of_bool(true)});
+  Tensor mean =
+      call_tensor("aten::mean.dim", {V(self), Value::of_ints(dims), Value::of_bool(true)});
   return mul(mul(grad, Scalar::from_double(2.0 / (rnumel - correction))), sub(self, mean));
 }
 Grads var_backward(const Saved& s, const Grads& g) {
