@@ -202,7 +202,7 @@ out["not_requires"] = err(lambda: torch.autograd.grad((x * 2).sum(), [torch.ones
 def test_an_op_without_a_derivative_refuses_by_name_at_backward():
     ours, _ = _both.both(PRELUDE, r'''
 x = torch.randn(4, requires_grad=True)
-y = torch.cumsum(x, 0)
+y = torch.as_strided(x, (2,), (2,))
 out["forward"] = [y.requires_grad, y.grad_fn is not None]
 try:
     y.sum().backward()
@@ -212,7 +212,7 @@ except Exception as e:
 ''')
     assert ours["forward"] == [True, True]
     kind, message = ours["backward"]
-    assert kind == "NotImplementedError" and "'aten::cumsum'" in message
+    assert kind == "NotImplementedError" and "'aten::as_strided'" in message
 
 
 GPT2 = r'''

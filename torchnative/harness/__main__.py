@@ -3,7 +3,9 @@
 Steps: ask our _C which ops it implements; survey every OpInfo entry's reach under upstream
 (cached); draw fully the entries that reach an implemented op, and written cases for implemented
 ops nothing reaches (cached per entry under build/harness/, keyed by the wheel and the harness
-source); replay every case in our worker processes, isolating crashes; judge; write
+source); replay every case in our worker processes, isolating crashes; then the backward
+grading: upstream's gradients of up to --bwd-samples float32 and float64 samples per entry that
+supports autograd (draw_bwd.py, cached the same way), replayed by the same workers; judge; write
 docs/AGREEMENT.md (or --report PATH) and a JSON summary.
 """
 
@@ -24,18 +26,19 @@ from pathlib import Path
 
 from torchnative.envs import OURS, ROOT, UPSTREAM, worker_environ
 from torchnative.harness import codec
-from torchnative.harness.report import evaluate, write_report
+from torchnative.harness.report import evaluate, evaluate_backward, write_report
 
 HERE = Path(__file__).resolve().parent
 CASE_TIMEOUT_S = 60
 
 
-def source_key(*parts: str) -> str:
-    """Hash of the upstream wheel's RECORD, the drawing code and the given settings."""
+def source_key(*parts: str, more: tuple = ()) -> str:
+    """Hash of the upstream wheel's RECORD, the drawing code (and the files `more` names) and
+    the given settings."""
     h = hashlib.sha256()
     record = sorted(UPSTREAM.venv.glob("lib/python3*/site-packages/torch-*.dist-info/RECORD"))
     for p in [*record, HERE / "draw.py", HERE / "codec.py", HERE / "extra_cases.py",
-              HERE / "dispatch_log.py"]:
+              HERE / "dispatch_log.py", *more]:
         h.update(p.read_bytes())
     h.update("|".join(parts).encode())
     return h.hexdigest()[:16]
@@ -89,6 +92,33 @@ def draw(cache: Path, keys: list[str], extras: list[str], max_samples: int,
     return target
 
 
+def draw_backward(cache: Path, folder: Path, keys: list[str], max_samples: int,
+                  jobs: int) -> Path:
+    """Draws upstream's gradients of the forward draw's entries that lack them (cached beside
+    it, keyed by the forward draw and the backward code); returns their folder."""
+    target = cache / (f"bwd-{folder.name}-" + source_key(
+        "backward", str(max_samples), more=(HERE / "draw_bwd.py", HERE / "backward.py")))
+    target.mkdir(parents=True, exist_ok=True)
+    missing = [k for k in keys if not entry_path(target, k).exists()]
+    if missing:
+        print(f"drawing the gradients of {len(missing)} entries under upstream ...", flush=True)
+        calls = []
+        for n in range(jobs):
+            list_file = target / f"todo-{n}.txt"
+            list_file.write_text("\n".join(missing[n::jobs]))
+            calls.append([str(HERE / "draw_bwd.py"), str(folder), str(target), "--keys",
+                          str(list_file), "--max-samples", str(max_samples)])
+
+        def run(a):
+            with open(cache / "draw.log", "a") as f:
+                subprocess.run([str(UPSTREAM.python), "-I", *a], cwd="/", check=True, stdout=f,
+                               stderr=f, env=worker_environ(1))
+
+        with ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(run, calls))
+    return target
+
+
 def entry_path(folder: Path, key: str) -> Path:
     return folder / (key.replace("/", "_") + ".pkl")
 
@@ -133,15 +163,16 @@ class Worker:
         code = self.proc.wait()
         return f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
 
-    def run_entry(self, draw_file: Path, result_file: Path, n_cases: int, tick) -> None:
-        """Replays every case of an entry; a case that kills or hangs the worker is recorded as
-        a crash and the worker restarts at the next case."""
+    def run_entry(self, draw_file: Path, result_file: Path, n_cases: int, tick,
+                  verb: str = "RUN") -> None:
+        """Replays every case of an entry (verb BWD: its backward cases); a case that kills or
+        hangs the worker is recorded as a crash and the worker restarts at the next case."""
         result_file.unlink(missing_ok=True)
         start = 0
         while start < n_cases:
             if self.proc is None or self.proc.poll() is not None:
                 self.start()
-            self.proc.stdin.write(f"RUN {draw_file} {result_file} {start}\n")
+            self.proc.stdin.write(f"{verb} {draw_file} {result_file} {start}\n")
             self.proc.stdin.flush()
             current = None
             while True:
@@ -178,13 +209,15 @@ class Worker:
                 self.stop()
 
 
-def replay_all(folder: Path, keys: list[str], out: Path, inject: str, jobs: int) -> None:
+def replay_all(folder: Path, keys: list[str], out: Path, inject: str, jobs: int,
+               verb: str = "RUN") -> None:
     from tqdm import tqdm
 
     out.mkdir(parents=True, exist_ok=True)
     sizes = {k: len(codec.load(entry_path(folder, k))["cases"]) for k in keys}
-    bar = tqdm(total=sum(sizes.values()), unit="case", desc="replaying under ours",
-               file=sys.stderr, mininterval=1.0)
+    desc = "replaying under ours" + (" (backward)" if verb == "BWD" else "")
+    bar = tqdm(total=sum(sizes.values()), unit="case", desc=desc, file=sys.stderr,
+               mininterval=1.0)
     lock = threading.Lock()
 
     def tick():
@@ -205,7 +238,7 @@ def replay_all(folder: Path, keys: list[str], out: Path, inject: str, jobs: int)
                     return
                 if sizes[k]:
                     worker.run_entry(entry_path(folder, k), entry_path(out, k).with_suffix(
-                        ".results"), sizes[k], tick)
+                        ".results"), sizes[k], tick, verb)
         finally:
             worker.close()
 
@@ -240,6 +273,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--max-samples", type=int, default=8)
     ap.add_argument("--max-dtypes", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--bwd-samples", type=int, default=4,
+                    help="float32 and float64 samples per entry graded backward (0: none)")
     ap.add_argument("--inject", default="", help="a deliberate fault for our side (gelu_tanh)")
     ap.add_argument("--report", type=Path, default=ROOT / "docs" / "AGREEMENT.md")
     ap.add_argument("--no-report", action="store_true")
@@ -273,9 +308,16 @@ def main(argv: list[str]) -> int:
     replay_all(folder, all_keys, run_dir, args.inject, args.jobs)
     summary = evaluate(folder, run_dir, all_keys, implemented, reach,
                        subset=bool(args.only), inject=args.inject)
+    if args.bwd_samples > 0:
+        bwd_folder = draw_backward(args.cache, folder, keys, args.bwd_samples, args.jobs)
+        replay_all(bwd_folder, keys, run_dir / "backward", args.inject, args.jobs, "BWD")
+        summary["backward"] = evaluate_backward(bwd_folder, run_dir / "backward", keys,
+                                                implemented)
+        summary["backward_folder"] = str(bwd_folder)
     summary["draw_folder"] = str(folder)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     summary["settings"] = {"max_samples": args.max_samples, "max_dtypes": args.max_dtypes,
+                           "bwd_samples": args.bwd_samples,
                            "jobs": args.jobs, "only": args.only, "inject": args.inject}
     json_path = args.json or (run_dir / "summary.json")
     json_path.write_text(json.dumps(summary, indent=1))
@@ -285,6 +327,11 @@ def main(argv: list[str]) -> int:
     counts = summary["overload_grades"]
     print("overloads by grade: " + ", ".join(f"{g} {counts.get(g, 0)}" for g in counts)
           + f"; cases by grade: {summary['case_grades']}; {summary['seconds']} s")
+    if "backward" in summary:
+        b = summary["backward"]
+        print("backward: overloads by grade: " + ", ".join(
+            f"{g} {n}" for g, n in b["overload_grades"].items()) + f"; cases by grade: "
+            f"{b['case_grades']}")
     return 0
 
 

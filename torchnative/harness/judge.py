@@ -340,3 +340,33 @@ def own_error(ref: dict) -> float | None:
         e = scaled_error(x, y)
         worst = e if worst is None else max(worst, e)
     return worst
+
+
+def differentiable(c: Context):
+    """The same outputs carry a gradient (floating and requiring grad) as upstream's."""
+    up, ours = c.up.get("differentiable"), c.ours.get("differentiable")
+    if up is not None and ours is not None and up != ours:
+        return f"outputs requiring grad: upstream {up}, ours {ours}"
+    return None
+
+
+# Backward cases compare gradients: a gradient is computed or not (structure: None where
+# upstream has one, or one where upstream has None), with upstream's dtype, shape, non-finite
+# positions and values. Any objection after `raises` means a gradient was built and is wrong.
+# Aliasing, identity and strides are not part of a gradient's meaning (upstream may hand back
+# the cotangent itself where ours copies it).
+BACKWARD_COMPARATORS = (
+    ("raises", raises, "builds"),
+    ("differentiable", differentiable, "builds"),
+    ("structure", structure, "builds"),
+    ("dtype", dtype, "builds"),
+    ("shape", shape, "builds"),
+    ("nonfinite", nonfinite, "builds"),
+    ("values", values, "builds"),
+)
+
+
+def judge_backward(c: Context, comparators=BACKWARD_COMPARATORS) -> Verdict:
+    """The grade of one backward case: agrees, refuses (NotImplementedError, a derivative we
+    lack), builds (a gradient computed and wrong, or none where upstream has one) or crashes."""
+    return judge(c, comparators)

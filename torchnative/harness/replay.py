@@ -9,7 +9,10 @@ meta and compared with our CPU run (shapes, dtypes, strides; exception types): t
 differential that docs/AGREEMENT.md reports; and once more under a logging TorchDispatchMode,
 for the overload sequence report.py compares with upstream's. TN_HARNESS_INJECT names a
 deliberate fault for the harness's own tests (`gelu_tanh`: exact gelu computed with the tanh
-approximation; `abs_clone`: abs of a clone of its input, the same values through one more op).
+approximation; `abs_clone`: abs of a clone of its input, the same values through one more op;
+`grad_wrong:NAME` and `grad_missing:NAME`, for backward replays only: the op NAME's gradients
+scaled by 1.25 (a wrong derivative), or a backward that refuses by name (a missing one)). The
+command `BWD DRAW_FILE RESULT_FILE START` replays draw_bwd.py's backward cases the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import torch  # noqa: E402
 
-from torchnative.harness import codec  # noqa: E402
+from torchnative.harness import backward, codec  # noqa: E402
 from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
 
 INJECT = os.environ.get("TN_HARNESS_INJECT", "")
@@ -37,9 +40,12 @@ def resolve(path: str):
     return obj
 
 
-def injected(path: str, fn):
+def injected(path: str, fn, for_backward: bool = False):
     """fn, or fn with the fault TN_HARNESS_INJECT names wrapped around it."""
     parts = set(path.split("."))
+    kind, _, name = INJECT.partition(":")
+    if kind in ("grad_wrong", "grad_missing") and name in parts:
+        return grad_fault(kind, path, fn) if for_backward else fn
     if INJECT == "abs_clone" and "abs" in parts:
         def abs_of_clone(*args, **kwargs):
             if args:
@@ -58,6 +64,35 @@ def injected(path: str, fn):
         return fn(*args, **kwargs)
 
     return tanh_gelu
+
+
+class _Refuses(torch.autograd.Function):
+    """The identity forward; a backward that refuses by name, as a missing derivative does."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for the injected op is not implemented")
+
+
+def grad_fault(kind: str, path: str, fn):
+    """fn whose floating outputs carry the same values and a wrong gradient (scaled by 1.25:
+    y + 0.25 (y - y.detach()) adds 0.25 y's gradient) or a refusing one."""
+    def fault(t):
+        if not (isinstance(t, torch.Tensor) and t.is_floating_point() and t.requires_grad):
+            return t
+        return t + 0.25 * (t - t.detach()) if kind == "grad_wrong" else _Refuses.apply(t)
+
+    def wrapped(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            return type(result)(fault(t) for t in result)
+        return fault(result)
+
+    return wrapped
 
 
 def run_case(case: dict) -> dict:
@@ -211,6 +246,40 @@ def run_entry(draw_file: str, result_file: str, start: int) -> None:
     print("D", flush=True)
 
 
+def run_backward_case(case: dict) -> dict:
+    """Our gradients of one backward case, with upstream's cotangents where upstream returned;
+    an exception the harness itself raises is reported as such."""
+    try:
+        fn = injected(case["call"], resolve(case["call"]), for_backward=True)
+        cot, which = None, None
+        if case["upstream"]["ok"]:
+            cot, which = backward.decode_cotangents(case["cotangents"]), case["differentiable"]
+    except Exception as e:  # noqa: BLE001
+        return {"ok": False, "exc": type(e).__name__, "msg": str(e)[:300], "harness": True}
+    out = backward.run_backward(fn, case["state"], case["args"], case["kwargs"], case["seed"],
+                                cot, which, case_id=case["id"])
+    out.pop("cotangents", None)
+    return out
+
+
+def run_backward_entry(draw_file: str, result_file: str, start: int) -> None:
+    record = codec.load(draw_file)
+    with open(result_file, "ab") as f:
+        for i, case in enumerate(record["cases"]):
+            if i < start:
+                continue
+            print(f"S {i}", flush=True)
+            t0 = time.perf_counter()
+            try:
+                ours = run_backward_case(case)
+            except Exception as e:  # noqa: BLE001 - the harness's own failure, reported
+                ours = {"ok": False, "exc": type(e).__name__, "msg": str(e)[:300],
+                        "harness": True}
+            codec.append_record(f, {"index": i, "id": case["id"], "ours": ours,
+                                    "seconds": time.perf_counter() - t0})
+    print("D", flush=True)
+
+
 def main() -> int:
     torch.set_num_threads(1)
     print("READY", flush=True)
@@ -220,6 +289,8 @@ def main() -> int:
             break
         if parts[0] == "RUN":
             run_entry(parts[1], parts[2], int(parts[3]))
+        elif parts[0] == "BWD":
+            run_backward_entry(parts[1], parts[2], int(parts[3]))
     return 0
 
 

@@ -4,7 +4,8 @@
 JSON): a verdict per case, a row per aten overload with its counts per grade, the derived
 allowance per (entry, dtype), the implemented ops no case reaches, the ops OpInfo reaches that
 we do not implement, and the cases whose overload sequence under a logging TorchDispatchMode is
-not upstream's. `write_report` renders it. NumPy only, through judge.py.
+not upstream's; `evaluate_backward` does the same for the backward cases (gradients, judged by
+judge.judge_backward). `write_report` renders it. NumPy only, through judge.py.
 """
 
 from __future__ import annotations
@@ -193,6 +194,74 @@ def evaluate(folder: Path, run_dir: Path, keys: list[str], implemented: list[str
             "provenance": provenance()}
 
 
+def backward_context(case: dict, ours: dict, allow: dict) -> judge.Context:
+    """A backward case's context: float32 gradients against upstream's float64 rerun within the
+    entry's derived float32 allowance (or upstream's own error on this sample), float64 ones
+    against upstream's within the float64 floor."""
+    dtype = case["dtype"]
+    ref = case.get("upstream64")
+    own = 0.0
+    if ref is not None:
+        own = judge.own_error({"outcome": case["upstream"], "outcome64": ref}) or 0.0
+    bound = allow.get(dtype, judge.floor_of(dtype))
+    return judge.Context(up=case["upstream"], ours=ours, ref=ref, allowance=bound, own=own)
+
+
+def backward_allowances(record: dict) -> dict[str, float]:
+    """dtype -> the derived allowance of the entry's gradients: for float32, the 90th
+    percentile of upstream's own float32-vs-float64 gradient errors, never below the floor; for
+    float64, which has no wider rerun, the same number of ulps in float64 (a gradient upstream
+    computes to within k float32 ulps is taken as computed to within k float64 ulps), never
+    below the float64 floor."""
+    own = [judge.own_error({"outcome": c["upstream"], "outcome64": c["upstream64"]})
+           for c in record["cases"] if c.get("upstream64")]
+    f32 = judge.allowance([e for e in own if e is not None], "float32")
+    ulps = f32 / judge.EPS["float32"]
+    return {"float32": f32, "float64": max(ulps * judge.EPS["float64"], judge.floor_of("float64"))}
+
+
+def evaluate_backward(folder: Path, run_dir: Path, keys: list[str],
+                      implemented: list[str]) -> dict:
+    """Backward grades: a verdict per case, and per aten overload the counts per grade and
+    its worst case (attributed as forward's are)."""
+    rows = defaultdict(lambda: {"grades": Counter(), "worst": None})
+    case_grades, objected, entries = Counter(), Counter(), 0
+    for key in keys:
+        record = codec.load(entry_path(folder, key))
+        if record.get("no_autograd"):
+            continue
+        entries += 1
+        raw = codec.read_records(entry_path(run_dir, key).with_suffix(".results"))
+        results = {r["index"]: r["ours"] for r in raw}
+        allow = backward_allowances(record)
+        for i, case in enumerate(record["cases"]):
+            ours = results.get(i, {"ok": False, "crash": "no result was recorded",
+                                   "exc": "crash", "msg": ""})
+            verdict = judge.judge_backward(backward_context(case, ours, allow))
+            case_grades[verdict.grade] += 1
+            if verdict.comparator:
+                objected[verdict.comparator] += 1
+            for ov in attributed(case, verdict):
+                row = rows[ov]
+                row["grades"][verdict.grade] += 1
+                rank = GRADE_RANK[verdict.grade]
+                if row["worst"] is None or rank < row["worst"]["rank"]:
+                    row["worst"] = {"rank": rank, "grade": verdict.grade, "case": case["id"],
+                                    "reason": verdict.reason, "error": verdict.error,
+                                    "allowance": verdict.allowance}
+    impl = set(implemented)
+    overloads = {ov: {"grade": row["worst"]["grade"], "grades": dict(row["grades"]),
+                      "implemented": ov in impl,
+                      "example": None if row["worst"]["grade"] == "agrees" else row["worst"]}
+                 for ov, row in rows.items()}
+    grades = Counter(r["grade"] for r in overloads.values() if r["implemented"])
+    order = [g for g in reversed(judge.GRADES) if g != "reaches"]
+    return {"entries": entries, "cases": sum(case_grades.values()),
+            "case_grades": {g: case_grades.get(g, 0) for g in order},
+            "overload_grades": {g: grades.get(g, 0) for g in order},
+            "objected": dict(objected), "overloads": overloads}
+
+
 def provenance() -> dict:
     root = Path(__file__).resolve().parents[2]
 
@@ -224,6 +293,53 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")[:220]
 
 
+BWD_ORDER = ("agrees", "builds", "refuses", "crashes")
+
+
+def _backward_cells(row: dict | None) -> str:
+    if row is None:
+        return "— | —"
+    return row["grade"] + " | " + "/".join(str(row["grades"].get(g, 0)) for g in BWD_ORDER)
+
+
+def backward_summary(b: dict | None) -> list[str]:
+    if b is None:
+        return ["Backward: not graded (--bwd-samples 0).", ""]
+    og, cg = b["overload_grades"], b["case_grades"]
+    n = sum(og.values())
+    share = f" ({100 * og.get('agrees', 0) / n:.1f} % agree)" if n else ""
+    return [f"**Backward: implemented overloads reached by a backward case ({n}) by their worst "
+            "case:** " + ", ".join(f"{g} {og[g]}" for g in og) + share
+            + f". **Backward cases ({b['cases']}, {b['entries']} entries that support "
+            "autograd):** " + ", ".join(f"{g} {cg[g]}" for g in cg) + ".", ""]
+
+
+def backward_section(b: dict | None, listed: set) -> list[str]:
+    """The backward rows that do not agree, worst first, with their worst case; and the
+    overloads only a backward case names (a refusal inside a composite)."""
+    if b is None:
+        return []
+    rows = sorted(b["overloads"].items(), key=lambda x: (not x[1]["implemented"],
+                                                         GRADE_RANK[x[1]["grade"]], x[0]))
+    out = ["", "## Backward", "",
+           "Gradients of up to `bwd_samples` float32 and float64 samples per OpInfo entry that "
+           "supports autograd (the entry's own call; every floating input requires grad; one "
+           "seeded cotangent per differentiable output), against upstream's with the forward "
+           "rule's derived allowance (float32 against upstream's float64 gradients). *builds*: "
+           "a gradient computed and wrong, or missing where upstream's exists; *refuses*: ours "
+           "raises NotImplementedError (a derivative we lack). Overloads whose backward does "
+           "not agree, worst first:", "",
+           "| overload | ours | backward | a/b/r/c | worst case |", "|---|---|---|---|---|"]
+    for ov, r in rows:
+        if r["grade"] == "agrees" and ov in listed:
+            continue
+        ex = r["example"]
+        why = "" if not ex else _cell(f"`{ex['case']}`: {ex['reason']}")
+        out.append(f"| `{ov}` | {'yes' if r['implemented'] else 'no'} | "
+                   f"{_backward_cells(r)} | {why} |")
+    return out
+
+
 def write_report(s: dict, path: Path) -> None:
     p = s["provenance"]
     og, cg = s["overload_grades"], s["case_grades"]
@@ -247,23 +363,31 @@ def write_report(s: dict, path: Path) -> None:
         "",
         coverage,
         "",
+        *backward_summary(s.get("backward")),
         f"Settings: {s['settings']}.",
         "",
         "## Per overload",
         "",
         "Worst grade over every case that reaches the overload (any spelling), the counts per "
-        "grade, and the worst case with why. Implemented overloads first.",
+        "grade, and the worst case with why. Implemented overloads first. The backward columns: "
+        "the worst grade of the overload's backward cases and their counts (agrees/builds/"
+        "refuses/crashes); — where no backward case reaches it. The backward worst cases are "
+        "listed under *Backward* below.",
         "",
-        "| overload | ours | grade | agrees | reaches | builds | refuses | crashes | worst case |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| overload | ours | grade | agrees | reaches | builds | refuses | crashes | worst case "
+        "| backward | a/b/r/c |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    bwd = (s.get("backward") or {}).get("overloads", {})
     for r in s["overloads"]:
         g = r["grades"]
         ex = r["example"]
         why = "" if not ex else _cell(f"`{ex['case']}`: {ex['reason']}")
         lines.append(f"| `{r['overload']}` | {'yes' if r['implemented'] else 'no'} | "
                      f"{r['grade']} | " + " | ".join(str(g.get(k, 0)) for k in
-                                                    reversed(judge.GRADES)) + f" | {why} |")
+                                                    reversed(judge.GRADES)) + f" | {why} | "
+                     + _backward_cells(bwd.get(r["overload"])) + " |")
+    lines += backward_section(s.get("backward"), {r["overload"] for r in s["overloads"]})
     mc = s["meta"]["counts"]
     lines += ["", "## Meta against CPU", "",
               "Every case run again with its tensor arguments on meta, against our CPU run of it: "
@@ -322,6 +446,9 @@ def write_report(s: dict, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     compact = {k: s[k] for k in ("cases", "case_grades", "overload_grades", "implemented",
                                  "uncovered", "seconds", "settings", "provenance")}
+    if s.get("backward"):
+        compact["backward"] = {k: s["backward"][k] for k in ("entries", "cases", "case_grades",
+                                                              "overload_grades")}
     compact["meta"] = {"counts": s["meta"]["counts"],
                        "mismatches": len(s["meta"]["mismatches"])}
     compact["dispatch"] = {"counts": s["dispatch"]["counts"],

@@ -143,7 +143,7 @@ TN_REGISTER_DERIVATIVE("aten::_scaled_dot_product_flash_attention_for_cpu",
                         {{0}, {1}, {2}, {5}}, 0, flash_attention_backward, 0b10});
 TN_REGISTER_DERIVATIVE("aten::native_layer_norm",
                        {"NativeLayerNormBackward0", {0, 2, 3}, {{0}, {2, 0}}, 0b110,
-                        layer_norm_backward});
+                        layer_norm_backward, 0b110});
 TN_REGISTER_DERIVATIVE("aten::embedding",
                        {"EmbeddingBackward0", {0}, {{1}}, false, embedding_backward});
 TN_REGISTER_DERIVATIVE("aten::_safe_softmax",

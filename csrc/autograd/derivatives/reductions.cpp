@@ -1,0 +1,263 @@
+// Derivatives of the reductions beyond sum and mean (prod, amax/amin, max/min with and without
+// a dim, var/std, linalg_vector_norm, cumsum): upstream's derivatives.yaml formulas and their
+// FunctionsManual helpers (prod_backward, scale_grad_by_count, var_backward, norm_backward...),
+// written again with door ops. Where upstream scatters into zeros (max.dim's
+// value_selecting_reduction_backward) or takes cumulative products (prod with zeros), the same
+// values are built from comparisons and where, ops this core has.
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+Tensor op1(const char* op, const Tensor& a) { return call_tensor(op, {V(a)}); }
+Tensor op2(const char* op, const Tensor& a, const Tensor& b) {
+  return call_tensor(op, {V(a), V(b)});
+}
+Tensor eq_scalar(const Tensor& a, double x) {
+  return call_tensor("aten::eq.Scalar", {V(a), S(Scalar::from_double(x))});
+}
+Tensor where3(const Tensor& c, const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::where.self", {V(c), V(a), V(b)});
+}
+Tensor where_scalar_other(const Tensor& c, const Tensor& a, double x) {
+  return call_tensor("aten::where.ScalarOther", {V(c), V(a), S(Scalar::from_double(x))});
+}
+Tensor masked_fill(const Tensor& a, const Tensor& mask, double x) {
+  return call_tensor("aten::masked_fill.Scalar", {V(a), V(mask), S(Scalar::from_double(x))});
+}
+// sum over dims keeping them (an empty list sums every dim, as upstream's sum does).
+Tensor sum_dims_keep(const Tensor& a, const Dims& dims) {
+  return call_tensor("aten::sum.dim_IntList", {V(a), Value::of_ints(dims), Value::of_bool(true)});
+}
+Tensor sum_all(const Tensor& a) { return call_tensor("aten::sum", {V(a)}); }
+
+// The reduced dims wrapped into [0, n) and sorted (upstream's unsqueeze_multiple order).
+Dims wrapped_dims(const Dims& dims, int64_t n) {
+  Dims out;
+  for (int64_t d0 : dims) out.push_back(wrap(d0, n));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+// Upstream's unsqueeze_multiple / restore_reduced_dims: a keepdim=False result given its
+// reduced dims back as size 1.
+Tensor unsqueeze_dims(Tensor t, const Dims& dims, int64_t n) {
+  for (int64_t d0 : wrapped_dims(dims, n)) t = unsqueeze(t, d0);
+  return t;
+}
+// The dims of an int[1]? argument: None (or an empty list) means every dim.
+Dims dims_of(const Value& v, int64_t n, bool* given) {
+  *given = v.tag == Value::Tag::IntList && !v.ints.empty();
+  if (v.tag == Value::Tag::Int) {
+    *given = true;
+    return Dims{v.i};
+  }
+  if (*given) return v.ints;
+  Dims all;
+  for (int64_t i = 0; i < n; ++i) all.push_back(i);
+  return all;
+}
+
+// prod's gradient along dims whose slices multiply to result (keepdim form): upstream's
+// grad * result / input when no element is 0; where one is, the product of the others, which
+// is the nonzero elements' product at a slice's only zero and 0 everywhere else.
+Tensor prod_grad(const Tensor& grad, const Tensor& input, const Tensor& result, const Dims& dims) {
+  Tensor zero = eq_scalar(input, 0.0);
+  Tensor ones_where_zero = where3(zero, call_tensor("aten::ones_like", {V(input)}), input);
+  Tensor nonzero_prod = ones_where_zero;
+  for (int64_t d0 : dims)
+    nonzero_prod = call_tensor("aten::prod.dim_int",
+                               {V(nonzero_prod), Value::of_int(d0), Value::of_bool(true)});
+  Tensor zeros_in_slice = sum_dims_keep(zero, dims);
+  Tensor at_zero = where_scalar_other(eq_scalar(zeros_in_slice, 1.0), nonzero_prod, 0.0);
+  // result / input with the zeros divided by 1 (unused there): a 0/0 in the branch where does
+  // not take would still give NaN second derivatives.
+  return mul(grad, where3(zero, at_zero, div(result, ones_where_zero)));
+}
+// prod(self, dtype): the whole tensor; prod.dim_int(self, dim, keepdim, dtype): along dim.
+Grads prod_backward(const Saved& s, const Grads& g) {
+  Tensor input = to_dtype(s.tensor(0), g[0]->dtype());
+  int64_t n = static_cast<int64_t>(input->sizes().size());
+  if (n == 0) return {g[0]};
+  Dims all;
+  for (int64_t i = 0; i < n; ++i) all.push_back(i);
+  Dims ones(static_cast<size_t>(n), 1);
+  return {prod_grad(reshape(g[0], ones), input, reshape(s.result(0), ones), all)};
+}
+Grads prod_dim_backward(const Saved& s, const Grads& g) {
+  Tensor input = to_dtype(s.tensor(0), g[0]->dtype());
+  int64_t n = static_cast<int64_t>(input->sizes().size());
+  if (n == 0) return {g[0]};
+  int64_t dim = wrap(s.to_int(1), n);
+  Tensor grad = g[0], result = s.result(0);
+  if (!s.to_bool(2)) {
+    grad = unsqueeze(grad, dim);
+    result = unsqueeze(result, dim);
+  }
+  return {prod_grad(grad, input, result, Dims{dim})};
+}
+
+// amax / amin(self, dim, keepdim): upstream's scale_grad_by_count: the gradient shared evenly
+// by the elements equal to the result, (grad / count) * mask.
+Grads amax_amin_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  int64_t n = static_cast<int64_t>(self->sizes().size());
+  const Dims& dims = s.ints(1);
+  Tensor grad = g[0], result = s.result(0);
+  if (!s.to_bool(2)) {
+    grad = unsqueeze_dims(grad, dims, n);
+    result = unsqueeze_dims(result, dims, n);
+  }
+  Tensor mask = op2("aten::eq.Tensor", result, self);
+  return {mul(div(grad, sum_dims_keep(mask, dims)), mask)};
+}
+
+// max.dim / min.dim(self, dim, keepdim) -> (values, indices): upstream's
+// value_selecting_reduction_backward, zeros with grad scattered at indices along dim; built
+// here as where(arange(size) == indices, grad, 0).
+Grads select_dim_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(0);
+  int64_t n = static_cast<int64_t>(m.sizes.size());
+  if (n == 0) return {g[0]};
+  int64_t dim = wrap(s.to_int(1), n);
+  Tensor grad = g[0], idx = s.result(1);
+  if (!s.to_bool(2)) {
+    grad = unsqueeze(grad, dim);
+    idx = unsqueeze(idx, dim);
+  }
+  Dims shape(static_cast<size_t>(n), 1);
+  shape[static_cast<size_t>(dim)] = m.sizes[static_cast<size_t>(dim)];
+  Tensor positions = call_tensor("aten::arange", {S(Scalar::from_int(m.sizes[dim])),
+                                                  Value::of_dtype(ScalarType::Long), Value{},
+                                                  Value::of_device(m.device)});
+  Tensor hit = op2("aten::eq.Tensor", reshape(positions, shape), idx);
+  Tensor zero = zeros(m.sizes, grad->dtype(), m.device);
+  return {where3(hit, expand(grad, m.sizes), zero)};
+}
+
+// max() / min(), the whole tensor: upstream's evenly_distribute_backward, grad / count at
+// every element equal to the result (NaN counting as equal to a NaN result), 0 elsewhere.
+Grads evenly_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  const Tensor& value = s.result(0);
+  Tensor nan_both = op2("aten::logical_and", op1("aten::isnan", self), op1("aten::isnan", value));
+  Tensor mask = op2("aten::logical_or", op2("aten::eq.Tensor", self, value), nan_both);
+  Tensor share = div(g[0], sum_all(mask));
+  Tensor zero = zeros(self->sizes(), g[0]->dtype(), self->device());
+  return {call_tensor("aten::masked_fill.Tensor", {V(zero), V(mask), V(share)})};
+}
+
+// var.correction(self, dim, correction, keepdim): upstream's var_backward,
+// (2 / (N - correction)) * grad * (self - mean), N the reduced elements; with no dim and no
+// degrees of freedom left, grad * (NaN where self == mean, else inf).
+Tensor var_grad(Tensor grad, const Tensor& self, const Value& dim_arg, const Value& corr_arg,
+                bool keepdim) {
+  double correction = corr_arg.is_none() ? 1.0 : corr_arg.scalar.to_double();
+  int64_t n = static_cast<int64_t>(self->sizes().size());
+  bool has_dim = dim_arg.tag == Value::Tag::IntList;
+  if (n == 0 || !has_dim) {
+    double dof = static_cast<double>(self->numel()) - correction;
+    Tensor mean = call_tensor("aten::mean", {V(self)});
+    if (dof <= 0) {
+      Tensor nan_or_inf = call_tensor(
+          "aten::where.Scalar", {V(op2("aten::eq.Tensor", self, mean)),
+                                 S(Scalar::from_double(std::nan(""))),
+                                 S(Scalar::from_double(INFINITY))});
+      return mul(grad, nan_or_inf);
+    }
+    return mul(mul(grad, Scalar::from_double(2.0 / dof)), sub(self, mean));
+  }
+  const Dims& dims = dim_arg.ints;
+  if (!keepdim && n > 1) grad = unsqueeze_dims(grad, dims, n);
+  double rnumel = 1;
+  for (int64_t d0 : dims) rnumel *= static_cast<double>(self->sizes()[wrap(d0, n)]);
+  Tensor mean =
+      call_tensor("aten::mean.dim", {V(self), Value::of_ints(dims), Value::of_bool(true)});
+  return mul(mul(grad, Scalar::from_double(2.0 / (rnumel - correction))), sub(self, mean));
+}
+Grads var_backward(const Saved& s, const Grads& g) {
+  return {var_grad(g[0], s.tensor(0), s.arg(1), s.arg(2), s.to_bool(3))};
+}
+// std.correction: upstream's std_backward, var_backward of (grad / (2 result)) with 0 where
+// the result is 0.
+Grads std_backward(const Saved& s, const Grads& g) {
+  const Tensor& result = s.result(0);
+  Tensor gv = masked_fill(div(g[0], mul(result, Scalar::from_int(2))), eq_scalar(result, 0.0),
+                          0.0);
+  return {var_grad(gv, s.tensor(0), s.arg(1), s.arg(2), s.to_bool(3))};
+}
+
+// linalg_vector_norm(self, ord, dim, keepdim, dtype): upstream's norm_backward by ord.
+Grads vector_norm_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  double p = s.scalar(1).to_double();
+  int64_t n = static_cast<int64_t>(self->sizes().size());
+  bool given = false;
+  Dims dims = dims_of(s.arg(2), n, &given);
+  Tensor grad = g[0], norm = s.result(0);
+  if (!s.to_bool(3) && n != 0) {
+    grad = unsqueeze_dims(grad, dims, n);
+    norm = unsqueeze_dims(norm, dims, n);
+  }
+  Tensor sgn = op1("aten::sign", self);
+  if (p == 0.0) return {call_tensor("aten::zeros_like", {V(self)})};
+  if (p == 1.0) return {mul(sgn, grad)};
+  if (p == 2.0) return {mul(grad, masked_fill(div(self, norm), eq_scalar(norm, 0.0), 0.0))};
+  Tensor self_abs = op1("aten::abs", self);
+  if (std::isinf(p)) {
+    Tensor mask = op2("aten::logical_or", op2("aten::eq.Tensor", self_abs, norm),
+                      op1("aten::isnan", self_abs));
+    return {mul(sgn, mul(div(grad, sum_dims_keep(mask, given ? dims : Dims{})), mask))};
+  }
+  if (p < 1.0) {
+    Tensor scaled = mul(sgn, masked_fill(pow(self_abs, Scalar::from_double(p - 1)),
+                                         eq_scalar(self, 0.0), 0.0));
+    return {mul(mul(scaled, grad), pow(norm, Scalar::from_double(1 - p)))};
+  }
+  Tensor scaled = p < 2.0 ? mul(sgn, pow(self_abs, Scalar::from_double(p - 1)))
+                          : mul(self, pow(self_abs, Scalar::from_double(p - 2)));
+  Tensor scale = masked_fill(div(grad, pow(norm, Scalar::from_double(p - 1))),
+                             eq_scalar(norm, 0.0), 0.0);
+  return {mul(scaled, scale)};
+}
+
+// cumsum(self, dim, dtype): upstream's cumsum_backward, the reversed cumulative sum of grad
+// (in self's dtype), grad itself when there is nothing to accumulate.
+Grads cumsum_backward(const Saved& s, const Grads& g) {
+  Tensor grad = to_dtype(g[0], s.meta(0).dtype);
+  int64_t n = static_cast<int64_t>(grad->sizes().size());
+  if (grad->numel() <= 1 || n == 0) return {grad};
+  int64_t dim = wrap(s.to_int(1), n);
+  if (grad->sizes()[dim] == 1) return {grad};
+  Value dims = Value::of_ints(Dims{dim});
+  Tensor flipped = call_tensor("aten::flip", {V(grad), dims});
+  Tensor acc = call_tensor("aten::cumsum", {V(flipped), Value::of_int(dim)});
+  return {call_tensor("aten::flip", {V(acc), dims})};
+}
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::prod", {"ProdBackward0", {0}, {{0}}, 1, prod_backward});
+TN_REGISTER_DERIVATIVE("aten::prod.dim_int",
+                       {"ProdBackward1", {0}, {{0}}, 1, prod_dim_backward});
+TN_REGISTER_DERIVATIVE("aten::amax", {"AmaxBackward0", {0}, {{0}}, 1, amax_amin_backward});
+TN_REGISTER_DERIVATIVE("aten::amin", {"AminBackward0", {0}, {{0}}, 1, amax_amin_backward});
+TN_REGISTER_DERIVATIVE("aten::max.dim",
+                       {"MaxBackward0", {0}, {}, 2, select_dim_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::min.dim",
+                       {"MinBackward0", {0}, {}, 2, select_dim_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::max", {"MaxBackward1", {0}, {{0}}, 1, evenly_backward});
+TN_REGISTER_DERIVATIVE("aten::min", {"MinBackward1", {0}, {{0}}, 1, evenly_backward});
+TN_REGISTER_DERIVATIVE("aten::var.correction",
+                       {"VarBackward0", {0}, {{0}}, 0, var_backward});
+TN_REGISTER_DERIVATIVE("aten::std.correction",
+                       {"StdBackward0", {0}, {{0}}, 1, std_backward});
+TN_REGISTER_DERIVATIVE("aten::linalg_vector_norm",
+                       {"LinalgVectorNormBackward0", {0}, {{0}}, 1, vector_norm_backward});
+TN_REGISTER_DERIVATIVE("aten::cumsum", {"CumsumBackward0", {0}, {}, 0, cumsum_backward});
+
+}  // namespace tn::autograd
