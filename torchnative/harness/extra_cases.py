@@ -178,6 +178,11 @@ def written(dtype):
         "aten.bernoulli.p": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.float": ((a.to(f), 0.5), {}),
         "aten.bernoulli_.Tensor": ((a.to(f), torch.full(SHAPE, 0.5)), {}),
+        # scatter's deprecated Scalar-with-reduce spellings (no OpInfo sample reaches them).
+        "aten.scatter.value_reduce": ((a, 1, torch.tensor([[0], [3], [1]]), 2.0),
+                                      {"reduce": "multiply"}),
+        "aten.scatter_.value_reduce": ((a, 1, torch.tensor([[0], [3], [1]]), 2.0),
+                                       {"reduce": "add"}),
     }}
 
 
