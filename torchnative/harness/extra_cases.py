@@ -64,6 +64,8 @@ def written(dtype):
     a, b, _ = tensors(dtype)
     gen = torch.Generator().manual_seed(7)
     f = torch.float32
+    gn_gen = torch.Generator().manual_seed(8)  # its own stream: the cases above keep theirs
+    gn_x = torch.randn(2, 4, 3, 3, generator=gn_gen)
     return {**foreach_written(dtype), **{
         "aten.pow.Scalar": ((2, a), {}),
         "aten.pow.Scalar_out": ((2, a), {"out": Out()}),
@@ -183,6 +185,12 @@ def written(dtype):
                                       {"reduce": "multiply"}),
         "aten.scatter_.value_reduce": ((a, 1, torch.tensor([[0], [3], [1]]), 2.0),
                                        {"reduce": "add"}),
+        # Group norm's backward kernel (autograd's formula calls it): 2 samples, 4 channels in 2
+        # groups of a 3x3 image, mean/rstd from a real forward.
+        "aten.native_group_norm_backward.default": (
+            (torch.randn(2, 4, 3, 3, generator=gn_gen), gn_x,
+             *torch.ops.aten.native_group_norm(gn_x, None, None, 2, 4, 9, 2, 1e-5)[1:],
+             torch.rand(4, generator=gn_gen) + 0.5, 2, 4, 9, 2, [True, True, True]), {}),
     }}
 
 

@@ -1,0 +1,89 @@
+// Derivatives of the binary cross entropies and log-sigmoid (upstream's derivatives.yaml entries
+// and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
+// order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
+// no formula yet, so double backward refuses by name.
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+enum Reduction : int64_t { kMean = 1 };
+
+const Tensor* opt_tensor(const Saved& s, size_t i) {
+  const Value& v = s.arg(i);
+  return v.tag == Value::Tag::Tensor && v.tensor ? &v.tensor : nullptr;
+}
+Value opt_value(const Saved& s, size_t i) {
+  const Tensor* t = opt_tensor(s, i);
+  return t ? V(*t) : Value{};
+}
+Tensor per_mean(const Tensor& g, const Saved& s, int64_t numel, size_t reduction_arg) {
+  return s.to_int(reduction_arg) == kMean ? div(g, Scalar::from_int(numel)) : g;
+}
+Tensor log_sigmoid(const Tensor& x) {
+  return call("aten::log_sigmoid_forward", {V(x)})[0].tensor;
+}
+
+// binary_cross_entropy(self, target, weight, reduction): self gets
+// binary_cross_entropy_backward; target's gradient (logit) is not written yet.
+Grads bce_backward(const Saved& s, const Grads& g) {
+  TN_CHECK_KIND(!s.need(1), NotImplemented,
+                "torchnative: the gradient of binary_cross_entropy with respect to target is "
+                "not implemented yet (autograd, issue 8)");
+  return {call_tensor("aten::binary_cross_entropy_backward",
+                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), opt_value(s, 2),
+                       Value::of_int(s.to_int(3))}),
+          Tensor()};
+}
+
+// binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction).
+// self: ((pos_weight t + 1 - t) sigmoid(x) - pos_weight t, or sigmoid(x) - t) * grad [* w];
+// target: (log_sigmoid(-x) - log_sigmoid(x) pos_weight, or -x) * grad [* w]; each / numel
+// under a mean.
+Grads bce_with_logits_backward(const Saved& s, const Grads& g) {
+  const Tensor &x = s.tensor(0), &target = s.tensor(1);
+  const Tensor* w = opt_tensor(s, 2);
+  const Tensor* pw = opt_tensor(s, 3);
+  Grads out(2);
+  if (s.need(0)) {
+    Tensor sig = call_tensor("aten::sigmoid", {V(x)});
+    Tensor gi;
+    if (pw) {
+      Tensor pt = mul(*pw, target);
+      Tensor a = sub(call_tensor("aten::add.Scalar", {V(pt), S(Scalar::from_int(1))}), target);
+      gi = sub(mul(a, sig), pt);
+    } else {
+      gi = sub(sig, target);
+    }
+    gi = mul(gi, g[0]);
+    if (w) gi = mul(gi, *w);
+    out[0] = per_mean(gi, s, x->numel(), 4);
+  }
+  if (s.need(1)) {
+    Tensor gt = pw ? mul(sub(log_sigmoid(neg(x)), mul(log_sigmoid(x), *pw)), g[0])
+                   : mul(neg(x), g[0]);
+    if (w) gt = mul(gt, *w);
+    out[1] = per_mean(gt, s, target->numel(), 4);
+  }
+  return out;
+}
+
+// log_sigmoid_forward(self) -> (output, buffer): log_sigmoid_backward(grad, self, buffer).
+Grads log_sigmoid_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::log_sigmoid_backward", {V(g[0]), V(s.tensor(0)), V(s.result(1))})};
+}
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy",
+                       {"BinaryCrossEntropyBackward0", {0, 1}, {{0}, {1}, {2}}, 0,
+                        bce_backward});
+TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
+                       {"BinaryCrossEntropyWithLogitsBackward0", {0, 1}, {{0}, {1}, {2}, {3}}, 0,
+                        bce_with_logits_backward});
+TN_REGISTER_DERIVATIVE("aten::log_sigmoid_forward",
+                       {"LogSigmoidBackward0", {0}, {{0}}, 0b10, log_sigmoid_backward, 0b10});
+
+}  // namespace tn::autograd

@@ -1,0 +1,62 @@
+// Losses written in door ops as upstream writes them (Loss.cpp, Activation.cpp):
+// binary_cross_entropy_with_logits ((1 - t) x - log_weight log_sigmoid(x), weight, pos_weight,
+// reduction), log_sigmoid (log_sigmoid_forward's output) and l1_loss (|x - t| reduced). The
+// kernels they reach are in cpu/nn_loss2.cpp; formulas in autograd/derivatives/loss2.cpp.
+#include "kernels/composite/ops.h"
+#include "kernels/rules/elementwise.h"
+
+namespace tn {
+namespace {
+
+using namespace ops;
+
+enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+
+Value one() { return Value::of_scalar(Scalar::from_int(1)); }
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::mul.Tensor", {t(a), t(b)});
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::sub.Tensor", {t(a), t(b)});
+}
+Tensor reduce(const Tensor& loss, int64_t reduction) {
+  if (reduction == kMean) return call_tensor("aten::mean", {t(loss)});
+  if (reduction == kSum) return call_tensor("aten::sum", {t(loss)});
+  return loss;
+}
+Tensor log_sigmoid_of(const Tensor& x) {
+  return call("aten::log_sigmoid_forward", {t(x)})[0].tensor;
+}
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None,
+//                                   Tensor? pos_weight=None, int reduction=Mean)
+void bce_with_logits(Call& c) {
+  const Tensor &x = c.tensor(0), &target = c.tensor(1);
+  const Tensor* weight = c.optional_tensor(2);
+  const Tensor* pos_weight = c.optional_tensor(3);
+  Tensor left = mul(call_tensor("aten::rsub.Scalar", {t(target), one()}), x);
+  Tensor loss;
+  if (pos_weight) {
+    Tensor lw = call_tensor("aten::add.Scalar",
+                            {t(mul(call_tensor("aten::sub.Scalar", {t(*pos_weight), one()}),
+                                   target)), one()});
+    loss = sub(left, mul(lw, log_sigmoid_of(x)));
+  } else {
+    loss = sub(left, log_sigmoid_of(x));
+  }
+  if (weight) loss = mul(loss, *weight);
+  c.ret(reduce(loss, c.to_int(4)));
+}
+TN_REGISTER_COMPOSITE("aten::binary_cross_entropy_with_logits", bce_with_logits);
+
+void log_sigmoid(Call& c) { c.ret(log_sigmoid_of(c.tensor(0))); }
+TN_REGISTER_COMPOSITE("aten::log_sigmoid", log_sigmoid);
+
+// l1_loss(Tensor self, Tensor target, int reduction=Mean): |self - target| reduced.
+void l1_loss(Call& c) {
+  c.ret(reduce(call_tensor("aten::abs", {t(sub(c.tensor(0), c.tensor(1)))}), c.to_int(2)));
+}
+TN_REGISTER_COMPOSITE("aten::l1_loss", l1_loss);
+
+}  // namespace
+}  // namespace tn
