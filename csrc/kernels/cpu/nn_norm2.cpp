@@ -24,9 +24,10 @@ void check_group_norm(const Tensor& x, const Tensor* w, const Tensor* b, int64_t
   TN_CHECK(!w || ((*w)->dim() == 1 && (*w)->numel() == C), "Expected weight to be a vector of "
            "size equal to the number of channels in input, but got weight of shape ",
            dims_str(w ? (*w)->sizes() : Dims{}), " and input of shape ", dims_str(x->sizes()));
+  // Upstream's bias message prints weight's shape ([0] when there is none).
   TN_CHECK(!b || ((*b)->dim() == 1 && (*b)->numel() == C), "Expected bias to be a vector of "
            "size equal to the number of channels in input, but got bias of shape ",
-           dims_str(b ? (*b)->sizes() : Dims{}), " and input of shape ", dims_str(x->sizes()));
+           dims_str(w ? (*w)->sizes() : Dims{0}), " and input of shape ", dims_str(x->sizes()));
 }
 
 void check_dtype(const Tensor& x, const char* frame) {
@@ -53,8 +54,9 @@ void group_norm_rule(Call& c) {
   int64_t N = c.to_int(3), C = c.to_int(4), HxW = c.to_int(5), G = c.to_int(6);
   check_group_norm(x, c.optional_tensor(1), c.optional_tensor(2), C, G);
   check_dtype(x, "GroupNormKernelImpl");
-  TN_CHECK(x->numel() == N * C * HxW, "Expected input to have ", N * C * HxW,
-           " elements (N * C * HxW), but got input of shape ", dims_str(x->sizes()));
+  TN_CHECK(x->numel() == N * C * HxW, "Expected X.numel() == N * C * HxW to be true, but got "
+           "false.  (Could this error message be improved?  If so, please report an "
+           "enhancement request to PyTorch.)");
   c.ret(new_on(x, x->sizes(), x->dtype()));
   c.ret(new_on(x, {N, G}, x->dtype()));
   c.ret(new_on(x, {N, G}, x->dtype()));
