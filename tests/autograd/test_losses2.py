@@ -2,7 +2,8 @@
 side in its own process (issue 8, "ops training needs").
 
 Acceptance: F.binary_cross_entropy_with_logits (weight, pos_weight, every reduction),
-F.logsigmoid and F.l1_loss give upstream's bits in float32 and float64, forward and the
+F.logsigmoid, F.smooth_l1_loss (beta 1, 0.5, 0.2), F.huber_loss (delta 1, 0.3) and F.l1_loss
+give upstream's bits in float32 and float64, forward and the
 gradients of input and target (log_sigmoid_forward with SLEEF's exp and log1p as upstream's
 vector body; the rest upstream's own order of door ops, reduced by our cascade mean/sum).
 F.binary_cross_entropy gives upstream's bits in float32 and float64 for the loss and the input
@@ -63,6 +64,12 @@ for dtype in (torch.float32, torch.float64):
         # Forward only: its gradient is abs's (AbsBackward0, the pointwise formulas' helper).
         case(f"l1 {d}", lambda x, p, t, w, pw: F.l1_loss(x.detach(), t.detach(), reduction=red)
              + (x * 0).sum() + (t * 0).sum(), dtype)
+        for beta in (1.0, 0.5, 0.2):
+            case(f"smooth_l1 {beta} {d}", lambda x, p, t, w, pw, beta=beta: F.smooth_l1_loss(
+                x, t * 3, reduction=red, beta=beta), dtype)
+        for delta in (1.0, 0.3):
+            case(f"huber {delta} {d}", lambda x, p, t, w, pw, delta=delta: F.huber_loss(
+                x, t * 3, reduction=red, delta=delta), dtype)
     case(f"logsigmoid {dtype}", lambda x, p, t, w, pw: F.logsigmoid(x), dtype)
     case(f"bce extremes {dtype}", lambda x, p, t, w, pw: F.binary_cross_entropy(
         torch.cat([p.detach()[:, :5], torch.tensor([0.0, 1.0, 1e-30, 1 - 1e-7]).to(dtype)
@@ -90,6 +97,9 @@ bad = {
     "logits size": lambda: F.binary_cross_entropy_with_logits(x, x[:2]),
     "bce int": lambda: torch.ops.aten.binary_cross_entropy(x.long(), x.long()),
     "logsigmoid int": lambda: torch.ops.aten.log_sigmoid_forward(x.long()),
+    "smooth_l1 negative beta": lambda: F.smooth_l1_loss(x, x, beta=-1.0),
+    "huber zero delta": lambda: F.huber_loss(x, x, delta=0.0),
+    "huber int": lambda: torch.ops.aten.huber_loss(x.long(), x.long()),
 }
 for name, fn in bad.items():
     try:

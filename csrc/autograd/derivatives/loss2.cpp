@@ -1,4 +1,4 @@
-// Derivatives of the binary cross entropies and log-sigmoid (upstream's derivatives.yaml entries
+// Derivatives of the binary cross entropies, log-sigmoid, smooth_l1_loss and huber_loss (upstream's derivatives.yaml entries
 // and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
 // order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
 // no formula yet, so double backward refuses by name.
@@ -75,6 +75,22 @@ Grads log_sigmoid_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::log_sigmoid_backward", {V(g[0]), V(s.tensor(0)), V(s.result(1))})};
 }
 
+// smooth_l1_loss(self, target, reduction, beta) and huber_loss(self, target, reduction, delta):
+// self gets op_backward(grad, self, target, reduction, beta), target the same with the two
+// swapped (upstream's formulas).
+template <const char* kBackward>
+Grads pair_loss_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  Value red = Value::of_int(s.to_int(2)), b = Value::of_double(s.scalar(3).to_double());
+  if (s.need(0))
+    out[0] = call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), red, b});
+  if (s.need(1))
+    out[1] = call_tensor(kBackward, {V(g[0]), V(s.tensor(1)), V(s.tensor(0)), red, b});
+  return out;
+}
+constexpr char kSmoothL1[] = "aten::smooth_l1_loss_backward";
+constexpr char kHuber[] = "aten::huber_loss_backward";
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy",
@@ -83,6 +99,11 @@ TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy",
 TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
                        {"BinaryCrossEntropyWithLogitsBackward0", {0, 1}, {{0}, {1}, {2}, {3}}, 0,
                         bce_with_logits_backward});
+TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
+                       {"SmoothL1LossBackward0", {0, 1}, {{0}, {1}}, 0,
+                        pair_loss_backward<kSmoothL1>});
+TN_REGISTER_DERIVATIVE("aten::huber_loss",
+                       {"HuberLossBackward0", {0, 1}, {{0}, {1}}, 0, pair_loss_backward<kHuber>});
 TN_REGISTER_DERIVATIVE("aten::log_sigmoid_forward",
                        {"LogSigmoidBackward0", {0}, {{0}}, 0b10, log_sigmoid_backward, 0b10});
 

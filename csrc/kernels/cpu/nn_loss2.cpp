@@ -2,12 +2,14 @@
 // Activation.cpp's log_sigmoid kernels): log_sigmoid_forward (output, buffer = exp(-|x|), with
 // SLEEF's exp and log1p as upstream's vector body calls them; 16-bit floats in float),
 // log_sigmoid_backward, binary_cross_entropy (the log clamped at -100, weight, reduction by our
-// mean/sum) and binary_cross_entropy_backward. Float dtypes only, refused by name otherwise.
+// mean/sum), binary_cross_entropy_backward, smooth_l1_loss and huber_loss with their backward
+// kernels. Float dtypes only, refused by name otherwise.
 // Not here: binary_cross_entropy_with_logits and the other composites (composite/loss2.cpp).
 #include <algorithm>
 #include <cmath>
 
 #include "dispatch/kernel.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/elementwise_sleef.h"
 #include "kernels/rules/elementwise.h"
@@ -175,6 +177,122 @@ void bce_backward_cpu(Call& c) {
   c.ret(out);
 }
 TN_REGISTER_KERNEL("aten::binary_cross_entropy_backward", DenseCPU, bce_backward_cpu);
+
+// The elementwise losses of two same-shaped operands (broadcast as upstream's TensorIterator
+// does), in T (16-bit floats in float, rounded once), then reduced as upstream's mean/sum.
+template <typename F>
+Tensor pair_loss(const Tensor& self, const Tensor& target, const std::string& key,
+                 const char* frame, F&& f) {
+  TN_CHECK(self->dtype() == target->dtype(), "expected scalar type ", enum_name(self->dtype()),
+           " but found ", enum_name(target->dtype()));
+  Dims shape = broadcast_shapes(self->sizes(), target->sizes());
+  Tensor x = dense_as(self, shape, key), t = dense_as(target, shape, key);
+  Tensor loss = empty_tensor(shape, self->dtype(), self->device());
+  floating(self->dtype(), key, frame, [&](auto z) {
+    using T = decltype(z);
+    using A = acc_t<T>;
+    const T *px = data_of<T>(x, key), *pt = data_of<T>(t, key);
+    T* po = data_of<T>(loss, key);
+    for (int64_t i = 0; i < loss->numel(); ++i)
+      po[i] = T(f(static_cast<A>(px[i]), static_cast<A>(pt[i])));
+  });
+  return loss;
+}
+
+// grad_input of the same losses: f(x - t, grad) per element, norm = 1/numel for a mean.
+template <typename F>
+Tensor pair_loss_backward(Call& c, const char* frame, bool tail_in_double, F&& f) {
+  const std::string& key = c.key();
+  const Tensor &self = c.tensor(1), &target = c.tensor(2);
+  Dims shape = broadcast_shapes(self->sizes(), target->sizes());
+  Tensor g = dense_as(c.tensor(0), shape, key), x = dense_as(self, shape, key);
+  Tensor t = dense_as(cast_to(target, self->dtype(), key), shape, key);
+  Tensor out = empty_tensor(shape, self->dtype(), self->device());
+  double norm = c.to_int(3) == kMean ? 1.0 / static_cast<double>(self->numel()) : 1.0;
+  floating(self->dtype(), key, frame, [&](auto z) {
+    using T = decltype(z);
+    using A = acc_t<T>;
+    const T *pg = data_of<T>(g, key), *px = data_of<T>(x, key), *pt = data_of<T>(t, key);
+    T* po = data_of<T>(out, key);
+    // Upstream's vector body runs whole blocks of two vectors; f's last argument says whether
+    // the element is in its scalar tail instead (which huber's lambda computes differently).
+    int64_t n = out->numel(), block = (cpu::isa() == cpu::Isa::Avx512 ? 128 : 64) /
+                                      static_cast<int64_t>(sizeof(T));
+    int64_t body = tail_in_double ? n - n % block : n;
+    for (int64_t i = 0; i < n; ++i) {
+      A x = A(static_cast<A>(px[i]) - static_cast<A>(pt[i]));
+      po[i] = i < body ? T(f(x, static_cast<A>(pg[i]), A(norm), false))
+                       : T(f(x, static_cast<A>(pg[i]), A(norm), true));
+    }
+  });
+  return out;
+}
+
+// smooth_l1_loss(self, target, reduction=Mean, beta=1.0): z = |x - t|, 0.5 z z / beta below
+// beta, else z - 0.5 beta; beta 0 is l1_loss.
+void smooth_l1_cpu(Call& c) {
+  double beta = c.to_double(3);
+  TN_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  const std::string& key = c.key();
+  Tensor loss = pair_loss(c.tensor(0), c.tensor(1), key, "smooth_l1_cpu", [&](auto a, auto b) {
+    using A = decltype(a);
+    A bv = A(beta), zz = std::abs(A(a - b));
+    if (beta == 0) return zz;
+    return zz < bv ? A(A(A(A(0.5) * zz) * zz) / bv) : A(zz - A(A(0.5) * bv));
+  });
+  c.ret(reduce_loss(loss, c.to_int(2)));
+}
+TN_REGISTER_KERNEL("aten::smooth_l1_loss", DenseCPU, smooth_l1_cpu);
+
+// smooth_l1_loss_backward(grad_output, self, target, reduction, beta): -norm g, norm g, or
+// norm x g / beta (x = self - target) below -beta, above beta, between.
+void smooth_l1_backward_cpu(Call& c) {
+  double beta = c.to_double(4);
+  c.ret(pair_loss_backward(c, "smooth_l1_backward_cpu", false,
+                           [&](auto x, auto g, auto norm, bool) {
+    using A = decltype(x);
+    A bv = A(beta);
+    if (x <= -bv) return A(-norm * g);
+    if (x >= bv) return A(norm * g);
+    return A(A(A(norm * x) * g) / bv);
+  }));
+}
+TN_REGISTER_KERNEL("aten::smooth_l1_loss_backward", DenseCPU, smooth_l1_backward_cpu);
+
+// huber_loss(self, target, reduction=Mean, delta=1.0): z = |x - t|, 0.5 z z below delta, else
+// delta (z - 0.5 delta).
+void huber_cpu(Call& c) {
+  double delta = c.to_double(3);
+  TN_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  Tensor loss = pair_loss(c.tensor(0), c.tensor(1), c.key(), "huber_cpu", [&](auto a, auto b) {
+    using A = decltype(a);
+    A dv = A(delta), zz = std::abs(A(a - b));
+    return zz < dv ? A(A(A(0.5) * zz) * zz) : A(dv * A(zz - A(A(0.5) * dv)));
+  });
+  c.ret(reduce_loss(loss, c.to_int(2)));
+}
+TN_REGISTER_KERNEL("aten::huber_loss", DenseCPU, huber_cpu);
+
+// huber_loss_backward(grad_output, self, target, reduction, delta): -norm g delta, norm g delta,
+// or norm x g (its scalar tail with delta a double, as upstream's lambda captures it).
+void huber_backward_cpu(Call& c) {
+  double delta = c.to_double(4);
+  c.ret(pair_loss_backward(c, "huber_backward_cpu", true,
+                           [&](auto x, auto g, auto norm, bool tail) {
+    using A = decltype(x);
+    // The tail's lambda compares with, and multiplies by, the double delta.
+    if (tail) {
+      if (double(x) <= -delta) return A(double(A(-norm * g)) * delta);
+      if (double(x) >= delta) return A(double(A(norm * g)) * delta);
+      return A(A(norm * x) * g);
+    }
+    A dv = A(delta);
+    if (x <= -dv) return A(A(-norm * g) * dv);
+    if (x >= dv) return A(A(norm * g) * dv);
+    return A(A(norm * x) * g);
+  }));
+}
+TN_REGISTER_KERNEL("aten::huber_loss_backward", DenseCPU, huber_backward_cpu);
 
 }  // namespace
 }  // namespace tn
