@@ -3,7 +3,11 @@ side in its own process (issue 8, "ops training needs").
 
 Acceptance: F.binary_cross_entropy_with_logits (weight, pos_weight, every reduction),
 F.logsigmoid, F.smooth_l1_loss (beta 1, 0.5, 0.2), F.huber_loss (delta 1, 0.3) and F.l1_loss
-give upstream's bits in float32 and float64, forward and the
+give upstream's bits in float32 and float64, and so do nll_loss2d_forward/backward (through
+F.nll_loss and F.cross_entropy on 3-D and 4-D inputs: weight, ignore_index, every reduction,
+upstream's cascade sum; bfloat16 for small 4-D inputs only: over 3-D inputs and 4800 positions
+our bfloat16 sums differ from upstream's, not claimed; cross_entropy over 4-D inputs is not
+claimed either, its log_softmax along dim 1 not being upstream's bits), forward and the
 gradients of input and target (log_sigmoid_forward with SLEEF's exp and log1p as upstream's
 vector body; the rest upstream's own order of door ops, reduced by our cascade mean/sum).
 F.binary_cross_entropy gives upstream's bits in float32 and float64 for the loss and the input
@@ -75,6 +79,37 @@ for dtype in (torch.float32, torch.float64):
         torch.cat([p.detach()[:, :5], torch.tensor([0.0, 1.0, 1e-30, 1 - 1e-7]).to(dtype)
                    .expand(7, 4)], 1).requires_grad_(), t.detach(), reduction="none"),
          dtype, target_grad=False)
+def spatial(dtype, shape=(3, 5, 4, 6)):
+    g = torch.Generator().manual_seed(9)
+    x = torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype).requires_grad_()
+    t = torch.randint(0, shape[1], (shape[0],) + shape[2:], generator=g)
+    t.view(-1)[::7] = -100
+    w = torch.rand(shape[1], generator=g, dtype=torch.float64).to(dtype)
+    return x, t, w
+def nll2d(name, fn, dtype, shape=(3, 5, 4, 6)):
+    try:
+        x, t, w = spatial(dtype, shape)
+        y = fn(x, t, w)
+        y.backward(torch.ones_like(y) * 0.5)
+        out[name] = {"y": hexof(y), "fn": y.grad_fn.name(), "gx": hexof(x.grad)}
+    except Exception as e:
+        out[name] = {"raises": [type(e).__name__, str(e)]}
+# bfloat16 over 4-D inputs of 72 positions; larger bfloat16 sums are not claimed (below).
+for dtype in (torch.float32, torch.float64, torch.bfloat16):
+    for red in ("mean", "sum", "none"):
+        d = f"{red} {dtype}"
+        nll2d(f"nll2d {d}", lambda x, t, w: F.nll_loss(x, t, reduction=red), dtype)
+        nll2d(f"nll2d weight {d}", lambda x, t, w: F.nll_loss(x, t, weight=w, reduction=red),
+              dtype)
+        nll2d(f"nll2d ignore 2 {d}", lambda x, t, w: F.nll_loss(
+            x, t.clamp(min=0), ignore_index=2, reduction=red), dtype)
+        if dtype == torch.bfloat16:
+            continue
+        nll2d(f"nll 3-d {d}", lambda x, t, w: F.nll_loss(x, t, weight=w, reduction=red), dtype,
+              shape=(3, 5, 7))
+    if dtype != torch.bfloat16:
+        nll2d(f"nll2d large {dtype}", lambda x, t, w: F.nll_loss(x, t, weight=w), dtype,
+              shape=(4, 3, 40, 30))
 for dtype in (torch.bfloat16, torch.float16):
     case(f"logsigmoid {dtype}", lambda x, p, t, w, pw: F.logsigmoid(x), dtype)
 '''
@@ -100,6 +135,16 @@ bad = {
     "smooth_l1 negative beta": lambda: F.smooth_l1_loss(x, x, beta=-1.0),
     "huber zero delta": lambda: F.huber_loss(x, x, delta=0.0),
     "huber int": lambda: torch.ops.aten.huber_loss(x.long(), x.long()),
+    "nll2d class range": lambda: F.nll_loss(torch.randn(2, 3, 2, 2), torch.full((2, 2, 2), 3)),
+    "nll2d target dims": lambda: torch.ops.aten.nll_loss2d_forward(
+        torch.randn(2, 3, 2, 2), torch.zeros(2, 2, dtype=torch.long), None, 1, -100),
+    "nll2d size": lambda: F.nll_loss(torch.randn(2, 3, 2, 2), torch.zeros(2, 2, 3).long()),
+    "nll2d weight": lambda: F.nll_loss(torch.randn(2, 3, 2, 2), torch.zeros(2, 2, 2).long(),
+                                       weight=torch.ones(4)),
+    "nll2d byte target": lambda: F.nll_loss(torch.randn(2, 3, 2, 2),
+                                            torch.zeros(2, 2, 2, dtype=torch.uint8)),
+    "nll2d int target": lambda: torch.ops.aten.nll_loss2d_forward(
+        torch.randn(2, 3, 2, 2), torch.zeros(2, 2, 2, dtype=torch.int32), None, 1, -100),
 }
 for name, fn in bad.items():
     try:

@@ -1,4 +1,5 @@
-// Derivatives of the binary cross entropies, log-sigmoid, smooth_l1_loss and huber_loss (upstream's derivatives.yaml entries
+// Derivatives of the binary cross entropies, log-sigmoid, nll_loss2d_forward, smooth_l1_loss and
+// huber_loss (upstream's derivatives.yaml entries
 // and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
 // order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
 // no formula yet, so double backward refuses by name.
@@ -88,6 +89,16 @@ Grads pair_loss_backward(const Saved& s, const Grads& g) {
     out[1] = call_tensor(kBackward, {V(g[0]), V(s.tensor(1)), V(s.tensor(0)), red, b});
   return out;
 }
+// nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output,
+// total_weight): self gets nll_loss2d_backward(grad, self, target, weight, reduction,
+// ignore_index, total_weight).
+Grads nll_loss2d_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::nll_loss2d_backward",
+                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), opt_value(s, 2),
+                       Value::of_int(s.to_int(3)), Value::of_int(s.to_int(4)),
+                       V(s.result(1))})};
+}
+
 constexpr char kSmoothL1[] = "aten::smooth_l1_loss_backward";
 constexpr char kHuber[] = "aten::huber_loss_backward";
 
@@ -99,6 +110,9 @@ TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy",
 TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
                        {"BinaryCrossEntropyWithLogitsBackward0", {0, 1}, {{0}, {1}, {2}, {3}}, 0,
                         bce_with_logits_backward});
+TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
+                       {"NllLoss2DBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss2d_backward,
+                        0b10});
 TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
                        {"SmoothL1LossBackward0", {0, 1}, {{0}, {1}}, 0,
                         pair_loss_backward<kSmoothL1>});

@@ -1,6 +1,7 @@
 // Losses written in door ops as upstream writes them (Loss.cpp, Activation.cpp):
 // binary_cross_entropy_with_logits ((1 - t) x - log_weight log_sigmoid(x), weight, pos_weight,
-// reduction), log_sigmoid (log_sigmoid_forward's output) and l1_loss (|x - t| reduced). The
+// reduction), log_sigmoid (log_sigmoid_forward's output), l1_loss (|x - t| reduced) and
+// nll_loss2d (nll_loss2d_forward's output). The
 // kernels they reach are in cpu/nn_loss2.cpp; formulas in autograd/derivatives/loss2.cpp.
 #include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
@@ -57,6 +58,14 @@ void l1_loss(Call& c) {
   c.ret(reduce(call_tensor("aten::abs", {t(sub(c.tensor(0), c.tensor(1)))}), c.to_int(2)));
 }
 TN_REGISTER_COMPOSITE("aten::l1_loss", l1_loss);
+
+// nll_loss2d(self, target, weight?, reduction=Mean, ignore_index=-100): nll_loss2d_forward's
+// output.
+void nll_loss2d(Call& c) {
+  c.ret(call("aten::nll_loss2d_forward", {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4)})[0]
+            .tensor);
+}
+TN_REGISTER_COMPOSITE("aten::nll_loss2d", nll_loss2d);
 
 }  // namespace
 }  // namespace tn
