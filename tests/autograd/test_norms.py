@@ -8,7 +8,10 @@ upstream(float64)| of the same case (measured: up to 1.01 times; both carry the 
 the inputs to the dtype, which no kernel removes); float64 within 64 ulps of upstream's largest magnitude, or of its float32 error scaled by
 2^-29 where cancellation makes that larger (our moments and sums run in double and round once; upstream runs a
 vectorised Welford, so bits are not claimed). Misuse raises upstream's exception type and
-message. clip_grad_norm_ (norm types 2, 1, inf; foreach False/True/None) and clip_grad_value_
+message. F.rms_norm (float32/64, bfloat16, float16; eps given or not; with and without weight;
+upstream's CPU path, which is door ops) and instance_norm (upstream's composite over
+batch_norm, running stats included) give upstream's bits, forward and input gradient (the
+affine parameters' gradients wait for repeat's formula). clip_grad_norm_ (norm types 2, 1, inf; foreach False/True/None) and clip_grad_value_
 give upstream's bits, and error_if_nonfinite raises its error. A conv + group_norm + ReLU +
 linear net trained five steps with Adam on binary_cross_entropy_with_logits gives float32
 losses and final parameters within twice upstream's own float32 error (|upstream float32 -
@@ -69,6 +72,52 @@ for name, fn in bad.items():
         out[name] = ["no error", str(fn().shape)]
     except Exception as e:
         out[name] = [type(e).__name__, str(e)]
+'''
+
+RMS_INSTANCE = r'''
+def hexof(t):
+    return t.detach().float().numpy().tobytes().hex()
+g = torch.Generator().manual_seed(0)
+for dt in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+    for eps in (None, 1e-6):
+        for wt in (True, False):
+            x = torch.randn(3, 5, 8, generator=g).to(dt).requires_grad_()
+            w = torch.randn(8, generator=g).to(dt).requires_grad_() if wt else None
+            y = F.rms_norm(x, (8,), w, eps)
+            y.backward(torch.randn(y.shape, generator=g).to(dt))
+            out[f"rms {dt} {eps} {wt}"] = [hexof(y), hexof(x.grad),
+                                           hexof(w.grad) if wt else None]
+x = torch.randn(3, 5, 8, generator=g)
+out["rms two dims"] = hexof(F.rms_norm(x, (5, 8), torch.rand(5, 8, generator=g)))
+for name, fn in {"rms bad shape": lambda: F.rms_norm(x, (5,)),
+                 "rms bad weight": lambda: F.rms_norm(x, (8,), torch.ones(7)),
+                 "instance no stats": lambda: torch.instance_norm(
+                     x, None, None, None, None, False, 0.1, 1e-5, False)}.items():
+    try:
+        out[name] = ["no error", hexof(fn())]
+    except Exception as e:
+        out[name] = [type(e).__name__, str(e)]
+x = torch.randn(3, 4, 5, 5, generator=g).requires_grad_()
+go = torch.randn(3, 4, 5, 5, generator=g)
+for name, kw in {"plain": {}, "affine": {"affine": True},
+                 "track": {"affine": True, "track_running_stats": True}}.items():
+    m = nn.InstanceNorm2d(4, **kw)
+    if m.weight is not None:
+        with torch.no_grad():
+            m.weight.uniform_(generator=g)
+            m.bias.uniform_(generator=g)
+        # Their gradients are repeat's (RepeatBackward0, the shape formulas' helper).
+        m.weight.requires_grad_(False)
+        m.bias.requires_grad_(False)
+    x.grad = None
+    y = m(x)
+    y.backward(go)
+    res = [hexof(y), hexof(x.grad), y.grad_fn.name()]
+    if m.running_mean is not None:
+        res += [hexof(m.running_mean), hexof(m.running_var)]
+        m.eval()
+        res.append(hexof(m(x)))
+    out[f"instance {name}"] = res
 '''
 
 CLIP = r'''
@@ -157,6 +206,12 @@ def test_group_norm_agrees_within_upstreams_own_error():
 
 def test_group_norm_misuse_raises_upstreams_errors():
     ours, up = _both.both(PRELUDE, ERRORS)
+    bad = [f"{n}: {ours[n]} != {up[n]}" for n in up if ours[n] != up[n]]
+    assert not bad, "\n".join(bad)
+
+
+def test_rms_norm_and_instance_norm_carry_upstreams_bits():
+    ours, up = _both.both(PRELUDE, RMS_INSTANCE)
     bad = [f"{n}: {ours[n]} != {up[n]}" for n in up if ours[n] != up[n]]
     assert not bad, "\n".join(bad)
 
