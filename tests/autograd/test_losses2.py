@@ -2,7 +2,9 @@
 side in its own process (issue 8, "ops training needs").
 
 Acceptance: F.binary_cross_entropy_with_logits (weight, pos_weight, every reduction),
-F.logsigmoid, F.smooth_l1_loss (beta 1, 0.5, 0.2), F.huber_loss (delta 1, 0.3) and F.l1_loss
+F.kl_div (every reduction, log_target or not, float32 only: float64 log_softmax is not
+upstream's bits) and xlogy with its gradient, F.logsigmoid,
+F.smooth_l1_loss (beta 1, 0.5, 0.2), F.huber_loss (delta 1, 0.3) and F.l1_loss
 give upstream's bits in float32 and float64, and so do nll_loss2d_forward/backward (through
 F.nll_loss and F.cross_entropy on 3-D and 4-D inputs: weight, ignore_index, every reduction,
 upstream's cascade sum; bfloat16 for small 4-D inputs only: over 3-D inputs and 4800 positions
@@ -74,6 +76,15 @@ for dtype in (torch.float32, torch.float64):
         for delta in (1.0, 0.3):
             case(f"huber {delta} {d}", lambda x, p, t, w, pw, delta=delta: F.huber_loss(
                 x, t * 3, reduction=red, delta=delta), dtype)
+    for red in ("batchmean", "mean", "sum", "none"):
+        # float64 log_softmax is not upstream's bits (test_losses.py): kl_div in float32.
+        if dtype == torch.float64:
+            continue
+        case(f"kl_div {red} {dtype}", lambda x, p, t, w, pw: F.kl_div(
+            F.log_softmax(x, 1), t * (t > 0.2), reduction=red), dtype)
+        case(f"kl_div log_target {red} {dtype}", lambda x, p, t, w, pw: F.kl_div(
+                F.log_softmax(x, 1), t.log(), reduction=red, log_target=True), dtype)
+    case(f"xlogy {dtype}", lambda x, p, t, w, pw: torch.xlogy(x * (t > 0.3), p), dtype)
     case(f"logsigmoid {dtype}", lambda x, p, t, w, pw: F.logsigmoid(x), dtype)
     case(f"bce extremes {dtype}", lambda x, p, t, w, pw: F.binary_cross_entropy(
         torch.cat([p.detach()[:, :5], torch.tensor([0.0, 1.0, 1e-30, 1 - 1e-7]).to(dtype)

@@ -1,5 +1,5 @@
 // Derivatives of the binary cross entropies, log-sigmoid, nll_loss2d_forward, smooth_l1_loss and
-// huber_loss (upstream's derivatives.yaml entries
+// huber_loss, xlogy (upstream's derivatives.yaml entries
 // and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
 // order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
 // no formula yet, so double backward refuses by name.
@@ -99,6 +99,23 @@ Grads nll_loss2d_backward(const Saved& s, const Grads& g) {
                        V(s.result(1))})};
 }
 
+// xlogy.Tensor(self, other): self gets xlogy(grad, other), zero where self == 0 and other <= 0;
+// other grad * self / other (upstream's formulas).
+Grads xlogy_backward(const Saved& s, const Grads& g) {
+  const Tensor &x = s.tensor(0), &y = s.tensor(1);
+  Grads out(2);
+  if (s.need(0)) {
+    Tensor both = call_tensor("aten::logical_and",
+                              {V(call_tensor("aten::eq.Scalar", {V(x), S(0.0)})),
+                               V(call_tensor("aten::le.Scalar", {V(y), S(0.0)}))});
+    out[0] = call_tensor("aten::masked_fill.Scalar",
+                         {V(call_tensor("aten::xlogy.Tensor", {V(g[0]), V(y)})), V(both),
+                          S(0.0)});
+  }
+  if (s.need(1)) out[1] = div(mul(g[0], x), y);
+  return out;
+}
+
 constexpr char kSmoothL1[] = "aten::smooth_l1_loss_backward";
 constexpr char kHuber[] = "aten::huber_loss_backward";
 
@@ -113,6 +130,8 @@ TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
 TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
                        {"NllLoss2DBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss2d_backward,
                         0b10});
+TN_REGISTER_DERIVATIVE("aten::xlogy.Tensor",
+                       {"XlogyBackward0", {0, 1}, {{0}, {1}}, 0, xlogy_backward});
 TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
                        {"SmoothL1LossBackward0", {0, 1}, {{0}, {1}}, 0,
                         pair_loss_backward<kSmoothL1>});

@@ -1,7 +1,7 @@
 // Losses written in door ops as upstream writes them (Loss.cpp, Activation.cpp):
 // binary_cross_entropy_with_logits ((1 - t) x - log_weight log_sigmoid(x), weight, pos_weight,
 // reduction), log_sigmoid (log_sigmoid_forward's output), l1_loss (|x - t| reduced) and
-// nll_loss2d (nll_loss2d_forward's output). The
+// nll_loss2d (nll_loss2d_forward's output), kl_div. The
 // kernels they reach are in cpu/nn_loss2.cpp; formulas in autograd/derivatives/loss2.cpp.
 #include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
@@ -66,6 +66,19 @@ void nll_loss2d(Call& c) {
             .tensor);
 }
 TN_REGISTER_COMPOSITE("aten::nll_loss2d", nll_loss2d);
+
+// kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False):
+// exp(t) (t - x) for log targets, else xlogy(t, t) - t x; reduced.
+void kl_div(Call& c) {
+  const Tensor &x = c.tensor(0), &tg = c.tensor(1);
+  TN_CHECK(is_floating(x->dtype()) && is_floating(tg->dtype()),
+           "kl_div: Integral inputs not supported.");
+  Tensor loss = c.to_bool(3)
+                    ? mul(call_tensor("aten::exp", {t(tg)}), sub(tg, x))
+                    : sub(call_tensor("aten::xlogy.Tensor", {t(tg), t(tg)}), mul(tg, x));
+  c.ret(reduce(loss, c.to_int(2)));
+}
+TN_REGISTER_COMPOSITE("aten::kl_div", kl_div);
 
 }  // namespace
 }  // namespace tn
