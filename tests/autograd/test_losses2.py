@@ -3,7 +3,7 @@ side in its own process (issue 8, "ops training needs").
 
 Acceptance: F.binary_cross_entropy_with_logits (weight, pos_weight, every reduction),
 F.kl_div (every reduction, log_target or not, float32 only: float64 log_softmax is not
-upstream's bits) and xlogy with its gradient, F.logsigmoid,
+upstream's bits) xlogy with its gradient, F.soft_margin_loss, F.logsigmoid,
 F.smooth_l1_loss (beta 1, 0.5, 0.2), F.huber_loss (delta 1, 0.3) and F.l1_loss
 give upstream's bits in float32 and float64, and so do nll_loss2d_forward/backward (through
 F.nll_loss and F.cross_entropy on 3-D and 4-D inputs: weight, ignore_index, every reduction,
@@ -84,6 +84,10 @@ for dtype in (torch.float32, torch.float64):
             F.log_softmax(x, 1), t * (t > 0.2), reduction=red), dtype)
         case(f"kl_div log_target {red} {dtype}", lambda x, p, t, w, pw: F.kl_div(
                 F.log_softmax(x, 1), t.log(), reduction=red, log_target=True), dtype)
+    for red in ("mean", "sum", "none"):
+        case(f"soft_margin {red} {dtype}", lambda x, p, t, w, pw: F.soft_margin_loss(
+            x, torch.where(t > 0.5, 1.0, -1.0).to(dtype), reduction=red), dtype,
+             target_grad=False)
     case(f"xlogy {dtype}", lambda x, p, t, w, pw: torch.xlogy(x * (t > 0.3), p), dtype)
     case(f"logsigmoid {dtype}", lambda x, p, t, w, pw: F.logsigmoid(x), dtype)
     case(f"bce extremes {dtype}", lambda x, p, t, w, pw: F.binary_cross_entropy(

@@ -1,5 +1,5 @@
 // Derivatives of the binary cross entropies, log-sigmoid, nll_loss2d_forward, smooth_l1_loss and
-// huber_loss, xlogy (upstream's derivatives.yaml entries
+// huber_loss, xlogy, soft_margin_loss (upstream's derivatives.yaml entries
 // and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
 // order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
 // no formula yet, so double backward refuses by name.
@@ -116,6 +116,13 @@ Grads xlogy_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// soft_margin_loss(self, target, reduction): self gets soft_margin_loss_backward(grad, self,
+// target, reduction); target is not differentiated upstream either.
+Grads soft_margin_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::soft_margin_loss_backward",
+                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), Value::of_int(s.to_int(2))})};
+}
+
 constexpr char kSmoothL1[] = "aten::smooth_l1_loss_backward";
 constexpr char kHuber[] = "aten::huber_loss_backward";
 
@@ -132,6 +139,8 @@ TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
                         0b10});
 TN_REGISTER_DERIVATIVE("aten::xlogy.Tensor",
                        {"XlogyBackward0", {0, 1}, {{0}, {1}}, 0, xlogy_backward});
+TN_REGISTER_DERIVATIVE("aten::soft_margin_loss",
+                       {"SoftMarginLossBackward0", {0}, {{0}, {1}}, 0, soft_margin_backward});
 TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
                        {"SmoothL1LossBackward0", {0, 1}, {{0}, {1}}, 0,
                         pair_loss_backward<kSmoothL1>});

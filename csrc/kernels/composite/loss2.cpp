@@ -1,7 +1,7 @@
 // Losses written in door ops as upstream writes them (Loss.cpp, Activation.cpp):
 // binary_cross_entropy_with_logits ((1 - t) x - log_weight log_sigmoid(x), weight, pos_weight,
 // reduction), log_sigmoid (log_sigmoid_forward's output), l1_loss (|x - t| reduced) and
-// nll_loss2d (nll_loss2d_forward's output), kl_div. The
+// nll_loss2d (nll_loss2d_forward's output), kl_div, soft_margin_loss and its backward. The
 // kernels they reach are in cpu/nn_loss2.cpp; formulas in autograd/derivatives/loss2.cpp.
 #include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
@@ -79,6 +79,28 @@ void kl_div(Call& c) {
   c.ret(reduce(loss, c.to_int(2)));
 }
 TN_REGISTER_COMPOSITE("aten::kl_div", kl_div);
+
+// soft_margin_loss(self, target, reduction=Mean): log1p(exp(-self * target)), reduced.
+void soft_margin_loss(Call& c) {
+  Tensor z = mul(call_tensor("aten::neg", {c.arg(0)}), c.tensor(1));
+  Tensor loss = call_tensor("aten::log1p", {t(call_tensor("aten::exp", {t(z)}))});
+  c.ret(reduce(loss, c.to_int(2)));
+}
+TN_REGISTER_COMPOSITE("aten::soft_margin_loss", soft_margin_loss);
+
+// soft_margin_loss_backward(grad_output, self, target, reduction): z = exp(-target * self),
+// (target * z * -norm) / (z + 1) * grad, norm 1/numel for a mean (upstream's order).
+void soft_margin_loss_backward(Call& c) {
+  const Tensor &self = c.tensor(1), &target = c.tensor(2);
+  double norm = c.to_int(3) == kMean ? 1.0 / static_cast<double>(self->numel()) : 1.0;
+  Tensor z = call_tensor("aten::exp", {t(mul(call_tensor("aten::neg", {t(target)}), self))});
+  Tensor gi = call_tensor("aten::mul.Scalar", {t(mul(target, z)),
+                                               Value::of_scalar(Scalar::from_double(-norm))});
+  Tensor den = call_tensor("aten::add.Scalar", {t(z), one()});
+  gi = mul(call_tensor("aten::div.Tensor", {t(gi), t(den)}), c.tensor(0));
+  c.ret(gi);
+}
+TN_REGISTER_COMPOSITE("aten::soft_margin_loss_backward", soft_margin_loss_backward);
 
 }  // namespace
 }  // namespace tn
