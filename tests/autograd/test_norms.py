@@ -1,21 +1,21 @@
-"""Group norm, gradient clipping and a small training loop against upstream, each side in its
-own process (issue 8, "ops training needs").
+"""Group norm, gradient clipping and a small training loop against upstream, each side in its own
+process (issue 8, "ops training needs").
 
 Acceptance: F.group_norm's output and the gradients of input, weight and bias are as close to
-upstream's float64 result as upstream's own are: in float32 and bfloat16 our largest
-|ours - upstream(float64)| is at most twice upstream's largest |upstream(dtype) -
-upstream(float64)| of the same case (measured: up to 1.01 times; both carry the rounding of
-the inputs to the dtype, which no kernel removes); float64 within 64 ulps of upstream's largest magnitude, or of its float32 error scaled by
-2^-29 where cancellation makes that larger (our moments and sums run in double and round once; upstream runs a
-vectorised Welford, so bits are not claimed). Misuse raises upstream's exception type and
-message. F.rms_norm (float32/64, bfloat16, float16; eps given or not; with and without weight;
-upstream's CPU path, which is door ops) and instance_norm (upstream's composite over
-batch_norm, running stats included) give upstream's bits, forward and input gradient (the
-affine parameters' gradients wait for repeat's formula). clip_grad_norm_ (norm types 2, 1, inf; foreach False/True/None) and clip_grad_value_
-give upstream's bits, and error_if_nonfinite raises its error. A conv + group_norm + ReLU +
-linear net trained five steps with Adam on binary_cross_entropy_with_logits gives float32
-losses and final parameters within twice upstream's own float32 error (|upstream float32 -
-upstream float64| of the same training).
+upstream's float64 result as upstream's own are: in float32 and bfloat16 our largest |ours -
+upstream(float64)| is at most twice upstream's largest |upstream(dtype) - upstream(float64)| of
+the same case (measured: up to 1.01 times; both carry the rounding of the inputs to the dtype,
+which no kernel removes); float64 within 64 ulps of upstream's largest magnitude, or of its
+float32 error scaled by 2^-29 where cancellation makes that larger (our moments and sums run in
+double and round once; upstream runs a vectorised Welford, so bits are not claimed). Misuse
+raises upstream's exception type and message. F.rms_norm (float32/64, bfloat16, float16; eps
+given or not; with and without weight; upstream's CPU path, which is door ops) and instance_norm
+(upstream's composite over batch_norm, running stats included) give upstream's bits, forward and
+input gradient (the affine parameters' gradients wait for repeat's formula). clip_grad_norm_
+(norm types 2, 1, inf; foreach False/True/None) and clip_grad_value_ give upstream's bits, and
+error_if_nonfinite raises its error. A conv + group_norm + ReLU + linear net trained five steps
+with Adam on binary_cross_entropy_with_logits gives float32 losses and final parameters within
+twice upstream's own float32 error (|upstream float32 - upstream float64| of the same training).
 """
 
 from __future__ import annotations

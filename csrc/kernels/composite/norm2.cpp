@@ -61,18 +61,19 @@ void rms_norm(Call& c) {
   TN_CHECK_KIND(is_floating(dt), NotImplemented, "\"rms_norm\" not implemented for '",
                 c10_dtype_name(dt), "'");
   ScalarType opmath = reduced ? ScalarType::Float : dt;
-  double eps = c.arg(3).tag == Value::Tag::Double
-                   ? c.to_double(3)
-                   : (opmath == ScalarType::Double ? 2.220446049250313e-16 : 1.1920928955078125e-07);
+  double machine_eps = opmath == ScalarType::Double ? 2.220446049250313e-16   // 2^-52
+                                                    : 1.1920928955078125e-07;  // 2^-23
+  double eps = c.arg(3).tag == Value::Tag::Double ? c.to_double(3) : machine_eps;
   // eps_val is a scalar_t: rounded to input's dtype.
   Tensor e = call_tensor("aten::_to_copy", {Value::of(call_tensor(
       "aten::scalar_tensor", {Value::of_scalar(Scalar::from_double(eps)),
                               Value::of_dtype(ScalarType::Double)})), Value::of_dtype(dt)});
   eps = call("aten::_local_scalar_dense", {Value::of(e)})[0].scalar.to_double();
-  Tensor up = x->dtype() == opmath ? x : call_tensor("aten::_to_copy", {t(x), Value::of_dtype(opmath)});
+  Tensor up = dt == opmath ? x : call_tensor("aten::_to_copy", {t(x), Value::of_dtype(opmath)});
   Dims dims;
   for (size_t i = 0; i < ns.size(); ++i) dims.push_back(x->dim() - 1 - static_cast<int64_t>(i));
-  Tensor sq = call_tensor("aten::pow.Tensor_Scalar", {t(up), Value::of_scalar(Scalar::from_int(2))});
+  Tensor sq =
+      call_tensor("aten::pow.Tensor_Scalar", {t(up), Value::of_scalar(Scalar::from_int(2))});
   Tensor ms = call_tensor("aten::mean.dim", {t(sq), ints(dims), Value::of_bool(true)});
   call("aten::add_.Scalar", {t(ms), Value::of_scalar(Scalar::from_double(eps))});
   Tensor r = call_tensor("aten::rsqrt", {t(ms)});

@@ -1,6 +1,7 @@
 // Gather and scatter along one dim on dense CPU tensors (upstream's ScatterGatherKernel.cpp and
 // index_add_cpu_out): gather, scatter (.src, .value, the deprecated .reduce/.value_reduce with
-// add/multiply), scatter_add, scatter_reduce.two and index_add, functional and in place, and embedding_dense_backward, with
+// add/multiply), scatter_add, scatter_reduce.two and index_add, functional and in place, and
+// embedding_dense_backward, with
 // upstream's checks and messages. Each is structured, so Meta runs the checks and shapes alone.
 // Not here: take_along_dim (a composite over gather, composite/index2.cpp) and the
 // derivatives (autograd/derivatives/index.cpp).
