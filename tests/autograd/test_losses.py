@@ -169,21 +169,3 @@ def test_bad_targets_raise_upstreams_errors():
 def test_linear_cross_entropy_sgd_momentum_trains_bit_for_bit():
     ours, up = _both.both(PRELUDE, TRAIN)
     assert ours == up
-
-
-def test_binary_cross_entropy_refuses_by_name():
-    code = PRELUDE + r'''
-x = torch.rand(3, 2)
-for name, fn in {"bce": lambda: F.binary_cross_entropy(x, x),
-                 "bce_logits": lambda: F.binary_cross_entropy_with_logits(x, x)}.items():
-    try:
-        fn()
-        out[name] = "no error"
-    except Exception as e:
-        out[name] = [type(e).__name__, str(e)]
-print(json.dumps(out))
-'''
-    ours = _both.run_json(_both.OURS, code)
-    assert ours["bce"][0] == "NotImplementedError" and "binary_cross_entropy" in ours["bce"][1]
-    assert ours["bce_logits"][0] == "NotImplementedError"
-    assert "binary_cross_entropy_with_logits" in ours["bce_logits"][1]

@@ -64,6 +64,10 @@ def written(dtype):
     a, b, _ = tensors(dtype)
     gen = torch.Generator().manual_seed(7)
     f = torch.float32
+    gn_gen = torch.Generator().manual_seed(8)  # its own stream: the cases above keep theirs
+    gn_x = torch.randn(2, 4, 3, 3, generator=gn_gen)
+    gn_a, gn_b = torch.randn(3, 4, generator=gn_gen), torch.randn(3, 4, generator=gn_gen)
+    gn_t = torch.randint(0, 3, (2, 3, 3), generator=gn_gen)
     return {**foreach_written(dtype), **{
         "aten.pow.Scalar": ((2, a), {}),
         "aten.pow.Scalar_out": ((2, a), {"out": Out()}),
@@ -198,6 +202,29 @@ def written(dtype):
         "aten.replication_pad3d_backward.default": (
             (torch.randn(1, 1, 4, 4, 6, generator=gen), torch.randn(1, 1, 2, 3, 4, generator=gen),
              [1, 1, 0, 1, 1, 1]), {}),
+        # scatter's deprecated Scalar-with-reduce spellings (no OpInfo sample reaches them).
+        "aten.scatter.value_reduce": ((a, 1, torch.tensor([[0], [3], [1]]), 2.0),
+                                      {"reduce": "multiply"}),
+        "aten.scatter_.value_reduce": ((a, 1, torch.tensor([[0], [3], [1]]), 2.0),
+                                       {"reduce": "add"}),
+        # Group norm's backward kernel (autograd's formula calls it): 2 samples, 4 channels in 2
+        # groups of a 3x3 image, mean/rstd from a real forward.
+        "aten.native_group_norm_backward.default": (
+            (torch.randn(2, 4, 3, 3, generator=gn_gen), gn_x,
+             *torch.ops.aten.native_group_norm(gn_x, None, None, 2, 4, 9, 2, 1e-5)[1:],
+             torch.rand(4, generator=gn_gen) + 0.5, 2, 4, 9, 2, [True, True, True]), {}),
+        # The loss backward kernels and the spatial nll (float32 whatever the draw's dtype), on
+        # arguments of matching shapes a schema-drawn case would not give.
+        "aten.huber_loss_backward.default": (
+            (torch.tensor(0.5), gn_a, gn_b, 1, 0.7), {}),
+        "aten.smooth_l1_loss_backward.default": (
+            (torch.tensor(0.5), gn_a, gn_b, 2, 0.7), {}),
+        "aten.soft_margin_loss_backward.default": (
+            (torch.tensor(0.5), gn_a, torch.where(gn_b > 0, 1.0, -1.0), 1), {}),
+        "aten.nll_loss2d.default": ((gn_x[:, :3], gn_t, None, 1, -100), {}),
+        "aten.nll_loss2d_forward.default": ((gn_x[:, :3], gn_t, gn_b[0, :3].abs(), 2, 1), {}),
+        "aten.nll_loss2d_backward.default": (
+            (torch.tensor(0.5), gn_x[:, :3], gn_t, None, 1, -100, torch.tensor(8.0)), {}),
     }}
 
 

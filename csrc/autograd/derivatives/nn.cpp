@@ -54,30 +54,14 @@ Grads layer_norm_backward(const Saved& s, const Grads& g) {
 }
 
 // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): upstream's
-// embedding_dense_backward: each index's row of the gradient added into zeros of weight's
-// shape, in index order; rows of padding_idx get none.
+// embedding_backward, which is embedding_dense_backward (kernels/cpu/index2.cpp) for a dense
+// gradient.
 Grads embedding_backward(const Saved& s, const Grads& g) {
-  TN_CHECK_KIND(!s.to_bool(3), NotImplemented,
-                "torchnative: the backward of embedding with scale_grad_by_freq=True is not "
-                "implemented yet (autograd, issue 8)");
   TN_CHECK_KIND(!s.to_bool(4), NotImplemented,
                 "torchnative: sparse gradients (embedding sparse=True) are not implemented");
-  const ArgMeta& wm = s.meta(0);
-  const Tensor& indices = s.tensor(1);
-  int64_t dim = wm.sizes.size() > 1 ? wm.sizes[1] : 1;
-  Tensor flat = reshape(indices, Dims{-1});
-  Tensor rows = reshape(g[0], Dims{-1, dim});
-  int64_t pad = s.to_int(2);
-  if (pad >= 0) {
-    Tensor keep = call_tensor("aten::ne.Scalar", {V(flat), S(Scalar::from_int(pad))});
-    rows = call_tensor("aten::where.ScalarOther",
-                       {V(unsqueeze(keep, 1)), V(rows), S(Scalar::from_int(0))});
-  }
-  Tensor gw = d::zeros(wm.sizes, g[0]->dtype(), wm.device);
-  Value idx = Value::of_tensors({flat});
-  idx.tag = Value::Tag::OptTensorList;
-  call("aten::index_put_", {V(gw), idx, V(rows), Value::of_bool(true)});
-  return {gw};
+  return {call_tensor("aten::embedding_dense_backward",
+                      {V(g[0]), V(s.tensor(1)), Value::of_int(s.meta(0).sizes[0]),
+                       Value::of_int(s.to_int(2)), Value::of_bool(s.to_bool(3))})};
 }
 
 // _safe_softmax(self, dim): softmax's backward on its result (rows of -inf give zeros there).
