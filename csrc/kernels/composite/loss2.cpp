@@ -80,11 +80,17 @@ void kl_div(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::kl_div", kl_div);
 
-// soft_margin_loss(self, target, reduction=Mean): log1p(exp(-self * target)), reduced.
+// soft_margin_loss(self, target, reduction=Mean): log1p(exp(-self * target)), reduced; as
+// upstream's, the product is written into a tensor of self's dtype and the rest done in place
+// (so an integral self is refused by exp_, and a float16 self computes in float16).
 void soft_margin_loss(Call& c) {
-  Tensor z = mul(call_tensor("aten::neg", {c.arg(0)}), c.tensor(1));
-  Tensor loss = call_tensor("aten::log1p", {t(call_tensor("aten::exp", {t(z)}))});
-  c.ret(reduce(loss, c.to_int(2)));
+  const Tensor& self = c.tensor(0);
+  Tensor z = ops::empty({0}, self->dtype(), self->device());
+  call("aten::mul.out", {c.arg(0), c.arg(1), t(z)});
+  call("aten::neg_", {t(z)});
+  call("aten::exp_", {t(z)});
+  call("aten::log1p_", {t(z)});
+  c.ret(reduce(z, c.to_int(2)));
 }
 TN_REGISTER_COMPOSITE("aten::soft_margin_loss", soft_margin_loss);
 
