@@ -11,13 +11,6 @@ namespace {
 
 using namespace d;
 
-Value bool_list(std::initializer_list<bool> bs) {
-  Value v;
-  v.tag = Value::Tag::BoolList;
-  v.bools.assign(bs.begin(), bs.end());
-  return v;
-}
-
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 // groups) and _convolution (the same first nine): convolution_backward with the mask of the
 // edges that need a gradient and the bias's sizes.

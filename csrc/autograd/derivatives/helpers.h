@@ -9,6 +9,13 @@
 namespace tn::autograd::d {
 
 inline Value V(const Tensor& t) { return Value::of(t); }
+// A bool[] argument (a backward op's output_mask).
+inline Value bool_list(std::initializer_list<bool> bs) {
+  Value v;
+  v.tag = Value::Tag::BoolList;
+  v.bools.assign(bs.begin(), bs.end());
+  return v;
+}
 inline Value S(double x) { return Value::of_scalar(Scalar::from_double(x)); }
 inline Value S(Scalar x) { return Value::of_scalar(x); }
 

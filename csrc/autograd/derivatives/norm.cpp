@@ -9,13 +9,6 @@ namespace {
 
 using namespace d;
 
-Value bool_list(std::initializer_list<bool> bs) {
-  Value v;
-  v.tag = Value::Tag::BoolList;
-  v.bools.assign(bs.begin(), bs.end());
-  return v;
-}
-
 // native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (out, mean, rstd):
 // native_group_norm_backward(grad.contiguous(), input, mean, rstd, weight, N, C, HxW, group,
 // mask).

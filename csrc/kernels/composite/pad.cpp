@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/composite/ops.h"
+#include "kernels/composite/pad_layout.h"
 
 namespace tn {
 namespace {
@@ -18,22 +19,6 @@ enum PaddingMode : int64_t { kReflect = 0, kReplicate = 1, kCircular = 2, kConst
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   return call_tensor("aten::slice.Tensor", {t(x), i64(dim), i64(start), i64(end), i64(1)});
-}
-
-// Strides of sizes in the layout upstream's suggest_memory_format() picks for like.
-Dims strides_like(const Tensor& like, const Dims& sizes) {
-  if (!suggests_channels_last(*like)) return contiguous_strides(sizes);
-  // channels_last(_3d): C innermost, then the spatial dims from last to first, then N.
-  Dims strides(sizes.size());
-  int64_t step = 1;
-  strides[1] = step;
-  step *= std::max<int64_t>(sizes[1], 1);
-  for (size_t d = sizes.size() - 1; d >= 2; --d) {
-    strides[d] = step;
-    step *= std::max<int64_t>(sizes[d], 1);
-  }
-  strides[0] = step;
-  return strides;
 }
 
 // constant_pad_nd(self, SymInt[] pad, Scalar value=0): pad[2k], pad[2k+1] widen dim (ndim-1-k)
@@ -73,7 +58,7 @@ void constant_pad_nd(Call& c) {
              "dimension ", l_diff + i, " of your input.");
     shape.push_back(grown);
   }
-  Tensor out = empty_strided(shape, strides_like(self, shape), self->dtype(), self->device());
+  Tensor out = empty_strided(shape, pad_strides_like(self, shape), self->dtype(), self->device());
   call("aten::fill_.Scalar", {t(out), Value::of_scalar(c.scalar(2))});
   Tensor inner = out;
   for (int64_t i = l_diff; i < l_inp; ++i) {

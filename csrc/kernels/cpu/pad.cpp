@@ -10,6 +10,7 @@
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
+#include "kernels/composite/pad_layout.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
@@ -88,21 +89,6 @@ PadGeom check_pad(Mode m, int k, const Tensor& self, const Dims& pad) {
   return g;
 }
 
-// Strides of sizes in the layout upstream's suggest_memory_format() picks for like.
-Dims strides_like(const Tensor& like, const Dims& sizes) {
-  if (!suggests_channels_last(*like)) return contiguous_strides(sizes);
-  Dims strides(sizes.size());
-  int64_t step = 1;
-  strides[1] = step;
-  step *= std::max<int64_t>(sizes[1], 1);
-  for (size_t d = sizes.size() - 1; d >= 2; --d) {
-    strides[d] = step;
-    step *= std::max<int64_t>(sizes[d], 1);
-  }
-  strides[0] = step;
-  return strides;
-}
-
 // The input index output index o reads along one dim (upstream's ReflectionPad / ReplicationPad
 // index, less the pad).
 int64_t source(Mode m, int64_t o, int64_t size, int64_t lo) {
@@ -156,7 +142,7 @@ template <Mode M, int K>
 void pad_rule(Call& c) {
   const Tensor& self = c.tensor(0);
   PadGeom g = check_pad(M, K, self, c.int_list(1));
-  c.ret(ops::empty_strided(g.out_sizes, strides_like(self, g.out_sizes), self->dtype(),
+  c.ret(ops::empty_strided(g.out_sizes, pad_strides_like(self, g.out_sizes), self->dtype(),
                            self->device()));
 }
 
@@ -202,7 +188,7 @@ template <Mode M, int K>
 void pad_backward_rule(Call& c) {
   const Tensor& self = c.tensor(1);
   check_backward<M, K>(c);
-  c.ret(ops::empty_strided(self->sizes(), strides_like(self, self->sizes()), self->dtype(),
+  c.ret(ops::empty_strided(self->sizes(), pad_strides_like(self, self->sizes()), self->dtype(),
                            self->device()));
 }
 
