@@ -225,7 +225,22 @@ def written(dtype):
         "aten.nll_loss2d_forward.default": ((gn_x[:, :3], gn_t, gn_b[0, :3].abs(), 2, 1), {}),
         "aten.nll_loss2d_backward.default": (
             (torch.tensor(0.5), gn_x[:, :3], gn_t, None, 1, -100, torch.tensor(8.0)), {}),
+        # Layer norm's backward kernel (autograd's formula calls it): 3 rows of 5, mean/rstd
+        # from a real forward, in the draw's dtype where floating (float32 otherwise).
+        **_layer_norm_backward_case(dtype),
     }}
+
+
+def _layer_norm_backward_case(dtype):
+    ln_gen = torch.Generator().manual_seed(9)  # its own stream
+    dt = dtype if dtype.is_floating_point and dtype in (torch.float32, torch.float64) \
+        else torch.float32
+    x = torch.randn(3, 5, generator=ln_gen, dtype=dt)
+    w = torch.randn(5, generator=ln_gen, dtype=dt)
+    _, mean, rstd = torch.ops.aten.native_layer_norm(x, [5], w, None, 1e-5)
+    dy = torch.randn(3, 5, generator=ln_gen, dtype=dt)
+    return {"aten.native_layer_norm_backward.default": (
+        (dy, x, [5], mean, rstd, w, None, [True, True, True]), {})}
 
 
 def synthesize(overload: str, dtype):

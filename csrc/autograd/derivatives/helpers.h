@@ -92,8 +92,14 @@ inline Tensor maybe_multiply(const Tensor& t, const Scalar& s) { return is_one(s
 inline int64_t wrap(int64_t dim, int64_t n) { return dim < 0 ? dim + (n > 0 ? n : 1) : dim; }
 
 // Softmax's backward on its result y along dim: (grad - sum(grad * y, dim)) * y (upstream's
-// _softmax_backward_data), for _softmax and _safe_softmax alike.
+// _softmax_backward_data), for _softmax and _safe_softmax alike: its kernel (upstream's
+// arithmetic, kernels/cpu/nn_softmax.cpp) for float32/float64 on the CPU, else door ops.
 inline Tensor softmax_backward_data(const Tensor& grad, const Tensor& y, int64_t dim) {
+  ScalarType dt = y->dtype();
+  if ((dt == ScalarType::Float || dt == ScalarType::Double) && grad->dtype() == dt &&
+      y->device().type == DeviceType::CPU && grad->device().type == DeviceType::CPU)
+    return call_tensor("aten::_softmax_backward_data",
+                       {V(grad), V(y), Value::of_int(dim), Value::of_dtype(dt)});
   return mul(sub(grad, sum_keep(mul(grad, y), dim)), y);
 }
 

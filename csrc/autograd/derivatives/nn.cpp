@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
+#include "autograd/grad_mode.h"
 
 namespace tn::autograd {
 namespace {
@@ -19,6 +20,12 @@ Tensor sum_dims(const Tensor& a, const Dims& dims, bool keepdim) {
 // native_layer_norm_backward. Per row (M rows of N), with dy' = dy * weight: ds = sum(dy' x),
 // db = sum(dy'), a = rstd, b = (db mean - ds) a^3 / N, c = -b mean - db a / N, and
 // dx = a dy' + b x + c; dweight = sum over rows of dy (x - mean) rstd; dbias = sum of dy.
+//
+// A first backward (grad mode off) of a float32/float64 CPU input runs upstream's kernel
+// (kernels/cpu/nn_norm_backward.cpp, its bits); under create_graph the same formula runs in
+// door ops so that it records (upstream records NativeLayerNormBackwardBackward0 there,
+// layer_norm_double_backward, which we do not have: the double backward's values agree, its
+// graph's node names differ).
 Grads layer_norm_backward(const Saved& s, const Grads& g) {
   const Tensor& x = s.tensor(0);
   const Value& wv = s.arg(2);
@@ -26,6 +33,20 @@ Grads layer_norm_backward(const Saved& s, const Grads& g) {
   const Tensor& mean = s.result(1);
   const Tensor& rstd = s.result(2);
   const Tensor& dy = g[0];
+  ScalarType dt = x->dtype();
+  bool cpu = x->device().type == DeviceType::CPU && dy->device().type == DeviceType::CPU;
+  if (!grad_mode_enabled() && cpu && (dt == ScalarType::Float || dt == ScalarType::Double) &&
+      dy->dtype() == dt && (!w || (*w)->dtype() == dt)) {
+    // The parameters' gradients need only normalized_shape: the bias is not kept, and the
+    // weight only when the input's gradient is wanted (as upstream saves them).
+    std::vector<Value> r = call("aten::native_layer_norm_backward",
+                                {V(dy), V(x), s.arg(1), V(mean), V(rstd), wv, Value{},
+                                 bool_list({s.need(0), s.need(1), s.need(2)})});
+    Grads out(3);
+    for (int i = 0; i < 3; ++i)
+      if (r[i].tag == Value::Tag::Tensor) out[i] = r[i].tensor;
+    return out;
+  }
   int64_t axis = x->dim() - static_cast<int64_t>(s.ints(1).size());
   Dims norm_dims, batch_dims;
   for (int64_t i = 0; i < x->dim(); ++i) (i < axis ? batch_dims : norm_dims).push_back(i);

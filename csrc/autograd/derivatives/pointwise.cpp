@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
+#include "autograd/grad_mode.h"
 
 namespace tn::autograd {
 namespace {
@@ -108,35 +109,54 @@ Tensor add_scalar(const Tensor& a, double x) {
   return call_tensor("aten::add.Scalar", {V(a), S(Scalar::from_double(x))});
 }
 
-// gelu(self, approximate): upstream's gelu_backward. 'none': grad * (Phi(x) + x phi(x)), Phi the
-// normal CDF through erf, phi its density. 'tanh': the derivative of
-// 0.5 x (1 + tanh(b (x + k x^3))): 0.5 (1 + t) + 0.5 x (1 - t^2) b (1 + 3 k x^2).
+// gelu(self, approximate): upstream's gelu_backward kernel (kernels/cpu/elementwise_backward.cpp).
 Grads gelu_backward(const Saved& s, const Grads& g) {
-  const Tensor& x = s.tensor(0);
-  if (s.arg(1).str == "tanh") {
+  return {call_tensor("aten::gelu_backward", {V(g[0]), V(s.tensor(0)), s.arg(1)})};
+}
+// gelu_backward(grad_output, self, approximate): grad_output: gelu_backward(grad, self);
+// self: upstream's gelu_double_backward, grad * grad_output * d/dx of gelu's derivative.
+//   tanh: with f = x / 2, t = tanh(inner), g = 1 - t^2, h = beta (1 + 3 kappa x^2):
+//         2 (g h / 2) + f h g' + f g h', g' = -2 g t h (upstream spells 2 sech (-sech t) h,
+//         the same value through cosh, which we have no kernel for), h' = 6 kappa x beta;
+//   none: 2 pdf - x^2 pdf, pdf = exp(-x^2 / 2) / sqrt(2 pi).
+Grads gelu_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& x = s.tensor(1);
+  Grads out(2);
+  if (s.need(0)) out[0] = call_tensor("aten::gelu_backward", {V(g[0]), V(x), s.arg(2)});
+  if (!s.need(1)) return out;
+  Tensor d;
+  if (s.arg(2).str == "tanh") {
     const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
-    Tensor x2 = mul(x, x);
-    Tensor inner = mul(add(x, mul(mul(x2, x), Scalar::from_double(kappa))),
+    Tensor inner = mul(add(x, mul(pow(x, Scalar::from_int(3)), Scalar::from_double(kappa))),
                        Scalar::from_double(beta));
     Tensor th = unary("aten::tanh", inner);
-    Tensor left = mul(x, Scalar::from_double(0.5));
-    Tensor left_d = mul(add_scalar(th, 1.0), Scalar::from_double(0.5));
-    Tensor right_d = mul(mul(left, rsub(mul(th, th), Scalar::from_int(1))),
-                         mul(add_scalar(mul(x2, Scalar::from_double(3 * kappa)), 1.0),
-                             Scalar::from_double(beta)));
-    return {mul(g[0], add(left_d, right_d))};
+    Tensor f = mul(x, Scalar::from_double(0.5));
+    Tensor gg = rsub(mul(th, th), Scalar::from_int(1));
+    Tensor h = mul(add_scalar(mul(mul(x, Scalar::from_double(3 * kappa)), x), 1.0),
+                   Scalar::from_double(beta));
+    Tensor f_prime_gh = mul(mul(gg, Scalar::from_double(0.5)), h);
+    Tensor g_prime = mul(mul(mul(gg, Scalar::from_double(-2.0)), th), h);
+    Tensor g_prime_fh = mul(mul(f, h), g_prime);
+    Tensor h_prime = mul(mul(x, Scalar::from_double(6 * kappa)), Scalar::from_double(beta));
+    Tensor h_prime_fg = mul(mul(f, gg), h_prime);
+    d = add(add(mul(f_prime_gh, Scalar::from_int(2)), g_prime_fh), h_prime_fg);
+  } else {
+    const double beta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    Tensor x2 = mul(x, x);
+    Tensor pdf = mul(exp(mul(x2, Scalar::from_double(-0.5))), Scalar::from_double(beta));
+    d = sub(mul(pdf, Scalar::from_int(2)), mul(x2, pdf));
   }
-  const double alpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
-  Tensor cdf = mul(add_scalar(unary("aten::erf", mul(x, Scalar::from_double(M_SQRT1_2))), 1.0),
-                   Scalar::from_double(0.5));
-  Tensor pdf = mul(exp(mul(mul(x, x), Scalar::from_double(-0.5))), Scalar::from_double(alpha));
-  return {mul(g[0], add(cdf, mul(x, pdf)))};
+  out[1] = mul(mul(g[0], s.tensor(0)), d);
+  return out;
 }
-// silu: upstream's silu_backward, grad * s (1 + x (1 - s)) with s = sigmoid(x).
+// silu: as upstream's formula chooses, silu_backward's kernel when grad mode is off (a first
+// backward), else infinitely_differentiable_silu_backward in door ops so that double backward
+// records: grad * s * (1 + x (1 - s)), s = sigmoid(x), in that order.
 Grads silu_backward(const Saved& s, const Grads& g) {
   const Tensor& x = s.tensor(0);
+  if (!grad_mode_enabled()) return {call_tensor("aten::silu_backward", {V(g[0]), V(x)})};
   Tensor sg = unary("aten::sigmoid", x);
-  return {mul(g[0], mul(sg, add_scalar(mul(x, rsub(sg, Scalar::from_int(1))), 1.0)))};
+  return {mul(mul(g[0], sg), add_scalar(mul(x, rsub(sg, Scalar::from_int(1))), 1.0))};
 }
 
 // addcmul(self, t1, t2, value): self: grad; t1: grad * (t2 * value); t2: grad * (t1 * value).
@@ -187,6 +207,9 @@ TN_REGISTER_DERIVATIVE("aten::threshold_backward",
                         threshold_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::gelu", {"GeluBackward0", {0}, {{0}}, 0, gelu_backward});
 TN_REGISTER_DERIVATIVE("aten::silu", {"SiluBackward0", {0}, {{0}}, 0, silu_backward});
+TN_REGISTER_DERIVATIVE("aten::gelu_backward",
+                       {"GeluBackwardBackward0", {0, 1}, {{1}, {0, 1}}, 0,
+                        gelu_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::add.Tensor", {"AddBackward0", {0, 1}, {}, false, add_backward});
 TN_REGISTER_DERIVATIVE("aten::add.Scalar", {"AddBackward1", {0}, {}, false, identity_backward});
 TN_REGISTER_DERIVATIVE("aten::sub.Tensor", {"SubBackward0", {0, 1}, {}, false, sub_backward});

@@ -119,6 +119,33 @@ Grads log_softmax_backward(const Saved& s, const Grads& g) {
                         {V(g[0]), V(y), Value::of_int(dim), Value::of_dtype(dt)})};
   return {sub(g[0], mul(exp(y), sum_keep(g[0], dim)))};
 }
+// _softmax_backward_data(grad_output, output, dim, input_dtype): grad_output: the same op on
+// grad; output: upstream's softmax_double_backward,
+// grad_output * grad - sum(output * grad_output) * grad - grad_output * sum(output * grad).
+Grads softmax_backward_data_backward(const Saved& s, const Grads& g) {
+  const Tensor& y = s.tensor(1);
+  int64_t dim = wrap(s.to_int(2), y->dim());
+  Tensor grad = to_dtype(g[0], y->dtype());
+  Grads out(2);
+  if (s.need(0)) out[0] = softmax_backward_data(grad, y, dim);
+  if (s.need(1)) {
+    const Tensor& go = s.tensor(0);
+    out[1] = sub(sub(mul(go, grad), mul(sum_keep(mul(y, go), dim), grad)),
+                 mul(go, sum_keep(mul(y, grad), dim)));
+  }
+  return out;
+}
+// _log_softmax_backward_data(grad_output, output, dim, input_dtype): grad_output:
+// grad - sum(grad * exp(output)); output: -sum(grad_output) * exp(output) * grad.
+Grads log_softmax_backward_data_backward(const Saved& s, const Grads& g) {
+  const Tensor& y = s.tensor(1);
+  int64_t dim = wrap(s.to_int(2), y->dim());
+  Tensor grad = to_dtype(g[0], y->dtype());
+  Grads out(2);
+  if (s.need(0)) out[0] = sub(grad, sum_keep(mul(grad, exp(y)), dim));
+  if (s.need(1)) out[1] = mul(mul(neg(sum_keep(s.tensor(0), dim)), exp(y)), grad);
+  return out;
+}
 // select.int / slice.Tensor: the gradient written into zeros of self's shape.
 Tensor into_zeros(const Saved& s, const Tensor& grad, const char* op, std::vector<Value> rest) {
   const ArgMeta& m = s.meta(0);
@@ -188,6 +215,12 @@ TN_REGISTER_DERIVATIVE("aten::mean.dim", {"MeanBackward1", {0}, {}, false, mean_
 TN_REGISTER_DERIVATIVE("aten::_softmax", {"SoftmaxBackward0", {0}, {}, true, softmax_backward});
 TN_REGISTER_DERIVATIVE("aten::_log_softmax",
                        {"LogSoftmaxBackward0", {0}, {}, true, log_softmax_backward});
+TN_REGISTER_DERIVATIVE("aten::_softmax_backward_data",
+                       {"SoftmaxBackwardDataBackward0", {0, 1}, {{1}, {0, 1}}, 0,
+                        softmax_backward_data_backward});
+TN_REGISTER_DERIVATIVE("aten::_log_softmax_backward_data",
+                       {"LogSoftmaxBackwardDataBackward0", {0, 1}, {{1}, {0, 1}}, 0,
+                        log_softmax_backward_data_backward});
 TN_REGISTER_DERIVATIVE("aten::select.int", {"SelectBackward0", {0}, {}, false, select_backward});
 TN_REGISTER_DERIVATIVE("aten::slice.Tensor", {"SliceBackward0", {0}, {}, false, slice_backward});
 TN_REGISTER_DERIVATIVE("aten::cat", {"CatBackward0", {0}, {}, false, cat_backward});

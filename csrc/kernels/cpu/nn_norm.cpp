@@ -1,11 +1,10 @@
-// native_layer_norm (output, mean, rstd) and the layer_norm composite. float32 rows: moments in
-// float, vectorised (layer_norm_row_f32), the affine in double and rounded once. Other dtypes:
-// moments (pairwise, in double), rstd and the affine y = (x * rstd + (-mean * rstd)) * w + b
-// (upstream's form) in double, rounded once to the output dtype. Upstream runs a vectorised float
-// Welford and a float affine, so results are not bit-identical but closer to the exact value
-// (tests accept upstream's own error, element by element: tests/ops/test_reductions.py).
-#include <immintrin.h>
-
+// native_layer_norm (output, mean, rstd) and the layer_norm composite. float32 and float64
+// rows: upstream's kernel as its build computes it (ln_moments below: bit for bit on this
+// machine's AVX2). float16/bfloat16: moments (pairwise, in double), rstd and the affine
+// y = (x * rstd + (-mean * rstd)) * w + b in double, rounded once to the output dtype, closer to
+// the exact value than upstream's float Welford (tests accept upstream's own error, element by
+// element: tests/ops/test_reductions.py).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -65,154 +64,155 @@ void layer_norm_rule(Call& c) {
   c.ret(new_on(x, stat_sizes, stat));
 }
 
-// From a row's lane sums: mean = hi + lo, lo the mean of d = x - hi (sd = sum of d), and
-// rstd from the variance mean(d^2) - lo^2 (sq = sum of d^2), in double.
-inline void finish_moments(float hi, float sd, float sq, int64_t n, double eps, double* mean,
-                           double* rstd) {
-  const double nd = static_cast<double>(n);
-  const double lo = sd / nd;
-  const double var = std::max(sq / nd - lo * lo, 0.0);
-  *rstd = 1.0 / std::sqrt(var + eps);
-  *mean = static_cast<double>(hi) + lo;
+// Upstream's RowwiseMoments (its Welford with a cascade) and LayerNormKernelImplInternal, as
+// its build for the CPU runs them: vectors of W lanes (AVX2: 8 floats or 4 doubles; AVX-512:
+// twice that; the baseline build: AVX2's width, no FMA). Per row of n, n / W whole vectors in
+// chunks of 16: each chunk's lanes take Welford's steps (m1 += d / (j + 1) and
+// m2 += d (x - m1), both fused), each chunk merges into a stack of partial moments that
+// combines pairwise as the chunk count's binary digits carry; the stack folds into its bottom;
+// the tail past the last whole vector runs Welford's steps apart (unfused), and the W lanes
+// merge into it one by one. A vector merge computes m1 += c d apart and
+// m2 = (m0 d) (c d) + (m2 + m2_add) as one fused step: that is what upstream's AVX2 build's
+// compiler made of m2 += m2_add + d d c m0 (read from its machine code: the products are
+// regrouped to share c d with m1's step); a lane merge keeps the source's order,
+// m1 += c d fused and m2 += (d d c) m0 + m2_add fused. Then rstd = 1 / sqrt(var + eps) and
+// y = ((x - mean) rstd) w + b, fused. Measured bit for bit against upstream's mean, rstd and y
+// on rows of 1 to 4,100 floats and doubles (AVX2). The AVX-512 model assumes AVX2's fused
+// steps, the baseline model the source's order unfused; neither is measured here.
+template <typename T, bool Fma>
+inline T ln_madd(T a, T b, T c) {
+  if constexpr (Fma) return std::fma(a, b, c);
+  else return a * b + c;
 }
-
-// One float32 row of n. Moments in float, vectorised (16 independent lanes per loop, which GCC
-// -O2 vectorises at any width; the lanes are combined pairwise): the mean as hi + lo, hi the
-// plain float mean and lo the mean of d = x - hi (the corrected two-pass method), the variance
-// as mean(d^2) - lo^2; then rstd and y = (x - mean) * rstd * w + b in double, rounded once.
-// Measured on tests/ops/test_reductions.py's rows (it compares element by element): without
-// lo, hi's rounding shifts every y of a row alike, and a float affine rounds three times; each
-// took ours past upstream's own error on some element (the double affine costs 7 against 6 us
-// at 8 x 384). w and b may be null.
-__attribute__((always_inline)) inline void layer_norm_row_f32(
-    const float* __restrict x, int64_t n, const float* __restrict w, const float* __restrict b,
-    double eps, float* __restrict y, float* mean_out, float* rstd_out) {
-  constexpr int kLanes = 16;
-  auto fold = [](auto* lane) {
-    for (int half = kLanes / 2; half > 0; half /= 2)
-      for (int j = 0; j < half; ++j) lane[j] += lane[j + half];
-    return lane[0];
-  };
-  const int64_t body = n - n % kLanes;
-  float sum[kLanes] = {};
-  for (int64_t i = 0; i < body; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) sum[j] += x[i + j];
-  for (int64_t i = body; i < n; ++i) sum[i - body] += x[i];
-  const float hi = fold(sum) / static_cast<float>(n);
-  float sd[kLanes] = {}, sq[kLanes] = {};
-  for (int64_t i = 0; i < body; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      float d = x[i + j] - hi;
-      sd[j] += d;
-      sq[j] += d * d;
-    }
-  for (int64_t i = body; i < n; ++i) {
-    float d = x[i] - hi;
-    sd[i - body] += d;
-    sq[i - body] += d * d;
+template <typename T, int W>
+struct LnLanes {
+  T v[W];
+};
+template <typename T, int W, bool Fma>
+__attribute__((always_inline)) inline void ln_merge_vec(int64_t m0_add, const LnLanes<T, W>& m1a,
+                                                        const LnLanes<T, W>& m2a, int64_t& m0,
+                                                        LnLanes<T, W>& m1, LnLanes<T, W>& m2) {
+  const int64_t total = m0 + m0_add;
+  const T c = total == 0 ? T(0) : static_cast<T>(m0_add) / static_cast<T>(total);
+  const T m0f = static_cast<T>(m0);
+  for (int l = 0; l < W; ++l) {
+    const T d = m1a.v[l] - m1.v[l];
+    const T cd = c * d;
+    m1.v[l] = m1.v[l] + cd;
+    if constexpr (Fma) m2.v[l] = std::fma(m0f * d, cd, m2.v[l] + m2a.v[l]);
+    else m2.v[l] = m2.v[l] + (m2a.v[l] + d * d * c * m0f);
   }
-  double mean, rstd;
-  finish_moments(hi, fold(sd), fold(sq), n, eps, &mean, &rstd);
-  if (w && b) {
-    for (int64_t i = 0; i < body; i += kLanes)  // blocks: GCC -O2 vectorises fixed trip counts
-      for (int j = 0; j < kLanes; ++j)
-        y[i + j] = static_cast<float>((x[i + j] - mean) * rstd * w[i + j] + b[i + j]);
-    for (int64_t k = body; k < n; ++k)
-      y[k] = static_cast<float>((x[k] - mean) * rstd * w[k] + b[k]);
-  } else {
-    for (int64_t k = 0; k < n; ++k)
-      y[k] = static_cast<float>((x[k] - mean) * rstd * (w ? w[k] : 1.0f) + (b ? b[k] : 0.0f));
-  }
-  *mean_out = static_cast<float>(mean);
-  *rstd_out = static_cast<float>(rstd);
+  m0 = total;
 }
-
-// Every float32 row, with layer_norm_row_f32 compiled for AVX2 where the CPU has it (the same
-// lanes and no FMA, so the same bits as the baseline build: checked on 230,074 outputs; 40 -> 31
-// us at 90 x 384, measured).
-__attribute__((target("avx2"))) void layer_norm_rows_avx2(const float* x, int64_t rows,
-                                                          int64_t n, const float* w,
-                                                          const float* b, double eps, float* y,
-                                                          float* mean, float* rstd) {
-  for (int64_t r = 0; r < rows; ++r)
-    layer_norm_row_f32(x + r * n, n, w, b, eps, y + r * n, mean + r, rstd + r);
+template <typename T, bool Fma>
+inline void ln_merge(int64_t m0_add, T m1a, T m2a, int64_t& m0, T& m1, T& m2) {
+  const int64_t total = m0 + m0_add;
+  const T c = total == 0 ? T(0) : static_cast<T>(m0_add) / static_cast<T>(total);
+  const T d = m1a - m1;
+  m1 = ln_madd<T, Fma>(d, c, m1);
+  m2 = m2 + ln_madd<T, Fma>(d * d * c, static_cast<T>(m0), m2a);
+  m0 = total;
 }
-// layer_norm_row_f32's lanes and steps written out for AVX-512F (GCC keeps 256-bit vectors
-// when left to vectorise). AVX-512F has FMA instructions, so contraction is switched off for
-// this function (GCC fuses a * b + c in intrinsics and in finish_moments otherwise, which the
-// test caught): each float and double operation has the same operands, so the same bits
-// (tests/cpp/test_nn_norm.cpp: rows of every length 1..40 and 384 against the baseline build).
-// The affine runs 8 doubles at a time.
-__attribute__((target("avx512f"))) inline float fold16(__m512 v) {
-  __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v),
-                           _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-  __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-  b = _mm_add_ps(b, _mm_movehl_ps(b, b));
-  return _mm_cvtss_f32(_mm_add_ss(b, _mm_shuffle_ps(b, b, 1)));
-}
-__attribute__((target("avx512f"), optimize("fp-contract=off"))) void layer_norm_rows_avx512(
-    const float* x, int64_t rows, int64_t n, const float* w, const float* b, double eps, float* y,
-    float* mean_out, float* rstd_out) {
-  const int64_t body = n - n % 16, body8 = n - n % 8;
-  const __mmask16 tail = static_cast<__mmask16>((1u << (n - body)) - 1);
-  // w and b widened to double once for every row (exact), not once per row: 17.1 -> 13 us at
-  // 90 x 384, measured.
-  constexpr int64_t kStack = 1024;
-  alignas(64) double stack_wb[2 * kStack];
-  std::vector<double> heap_wb(w && b && n > kStack ? 2 * n : 0);
-  double* wd = n > kStack ? heap_wb.data() : stack_wb;
-  double* bd = wd + n;
-  if (w && b)
-    for (int64_t k = 0; k < n; ++k) wd[k] = w[k], bd[k] = b[k];
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * n;
-    float* yr = y + r * n;
-    __m512 sum = _mm512_setzero_ps();
-    for (int64_t i = 0; i < body; i += 16) sum = _mm512_add_ps(sum, _mm512_loadu_ps(xr + i));
-    __m512 xt = _mm512_maskz_loadu_ps(tail, xr + body);
-    sum = _mm512_mask_add_ps(sum, tail, sum, xt);
-    const float hi = fold16(sum) / static_cast<float>(n);
-    const __m512 hv = _mm512_set1_ps(hi);
-    __m512 sd = _mm512_setzero_ps(), sq = _mm512_setzero_ps();
-    for (int64_t i = 0; i < body; i += 16) {
-      __m512 d = _mm512_sub_ps(_mm512_loadu_ps(xr + i), hv);
-      sd = _mm512_add_ps(sd, d);
-      sq = _mm512_add_ps(sq, _mm512_mul_ps(d, d));
-    }
-    __m512 dt = _mm512_sub_ps(xt, hv);
-    sd = _mm512_mask_add_ps(sd, tail, sd, dt);
-    sq = _mm512_mask_add_ps(sq, tail, sq, _mm512_mul_ps(dt, dt));
-    double mean, rstd;
-    finish_moments(hi, fold16(sd), fold16(sq), n, eps, &mean, &rstd);
-    int64_t k = 0;
-    if (w && b) {
-      const __m512d mv = _mm512_set1_pd(mean), rv = _mm512_set1_pd(rstd);
-      for (; k < body8; k += 8) {
-        __m512d xd = _mm512_cvtps_pd(_mm256_loadu_ps(xr + k));
-        __m512d yd = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(xd, mv), rv),
-                                   _mm512_loadu_pd(wd + k));
-        yd = _mm512_add_pd(yd, _mm512_loadu_pd(bd + k));
-        _mm256_storeu_ps(yr + k, _mm512_cvtpd_ps(yd));
+// Row x of n: its mean and (biased) variance.
+template <typename T, int W, bool Fma>
+__attribute__((always_inline)) inline void ln_moments(const T* x, int64_t n, T* mean, T* var) {
+  constexpr int kChunk = 16, kMaxDepth = 64;
+  const int64_t vecs = n / W, chunks = (vecs + kChunk - 1) / kChunk;
+  int depth = 0;
+  while ((int64_t(1) << depth) < chunks) ++depth;
+  int64_t m0s[kMaxDepth] = {};
+  LnLanes<T, W> m1s[kMaxDepth], m2s[kMaxDepth];
+  const int live = depth > 0 ? depth : 1;
+  for (int k = 0; k < live; ++k)
+    for (int l = 0; l < W; ++l) m1s[k].v[l] = m2s[k].v[l] = T(0);
+  for (int64_t i = 0; i < chunks; ++i) {
+    const T* p = x + i * kChunk * W;
+    const int64_t m0 = std::min<int64_t>(kChunk, vecs - i * kChunk);
+    LnLanes<T, W> a1, a2;
+    for (int l = 0; l < W; ++l) a1.v[l] = a2.v[l] = T(0);
+    for (int64_t j = 0; j < m0; ++j) {
+      const T c = T(1) / static_cast<T>(j + 1);
+      for (int l = 0; l < W; ++l) {
+        const T xv = p[j * W + l];
+        const T d = xv - a1.v[l];
+        a1.v[l] = ln_madd<T, Fma>(d, c, a1.v[l]);
+        a2.v[l] = ln_madd<T, Fma>(d, xv - a1.v[l], a2.v[l]);
       }
     }
-    for (; k < n; ++k)
-      yr[k] = static_cast<float>((xr[k] - mean) * rstd * (w ? w[k] : 1.0f) + (b ? b[k] : 0.0f));
-    mean_out[r] = static_cast<float>(mean);
-    rstd_out[r] = static_cast<float>(rstd);
+    ln_merge_vec<T, W, Fma>(m0, a1, a2, m0s[0], m1s[0], m2s[0]);
+    int64_t mask = i + 1;
+    for (int k = 1; k < depth && (mask & 1) == 0; ++k) {
+      ln_merge_vec<T, W, Fma>(m0s[k - 1], m1s[k - 1], m2s[k - 1], m0s[k], m1s[k], m2s[k]);
+      m0s[k - 1] = 0;
+      for (int l = 0; l < W; ++l) m1s[k - 1].v[l] = m2s[k - 1].v[l] = T(0);
+      mask >>= 1;
+    }
+  }
+  for (int k = 1; k < depth; ++k)
+    ln_merge_vec<T, W, Fma>(m0s[k], m1s[k], m2s[k], m0s[0], m1s[0], m2s[0]);
+  int64_t m0 = 0;
+  T m1 = 0, m2 = 0;
+  for (int64_t k = vecs * W; k < n; ++k) {
+    const T d = x[k] - m1;
+    ++m0;
+    m1 += d / static_cast<T>(m0);
+    m2 += d * (x[k] - m1);
+  }
+  for (int l = 0; l < W; ++l) ln_merge<T, Fma>(vecs, m1s[0].v[l], m2s[0].v[l], m0, m1, m2);
+  *mean = m1;
+  *var = m2 / static_cast<T>(n);
+}
+// Rows of n normalised into y (w, b: n each, or null), with each row's mean and rstd.
+template <typename T, int W, bool Fma>
+__attribute__((always_inline)) inline void ln_rows(const T* x, int64_t rows, int64_t n,
+                                                   const T* w, const T* b, double eps, T* y,
+                                                   T* mean, T* rstd) {
+  const T e = static_cast<T>(eps);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    T m, v;
+    ln_moments<T, W, Fma>(xr, n, &m, &v);
+    const T rs = T(1) / std::sqrt(v + e);
+    for (int64_t k = 0; k < n; ++k)
+      yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w ? w[k] : T(1), b ? b[k] : T(0));
+    mean[r] = m;
+    rstd[r] = rs;
   }
 }
-void layer_norm_rows_base(const float* x, int64_t rows, int64_t n, const float* w,
-                          const float* b, double eps, float* y, float* mean, float* rstd) {
-  for (int64_t r = 0; r < rows; ++r)
-    layer_norm_row_f32(x + r * n, n, w, b, eps, y + r * n, mean + r, rstd + r);
-}
+// The builds: each compiles the model with its instruction set, fused steps as std::fma
+// (one instruction there) and contraction off, so that the compiler fuses nothing else.
+#define TN_LN_ROWS(NAME, ATTR, T, W, FMA)                                                     \
+  ATTR void NAME(const T* x, int64_t rows, int64_t n, const T* w, const T* b, double eps,    \
+                 T* y, T* mean, T* rstd) {                                                   \
+    ln_rows<T, W, FMA>(x, rows, n, w, b, eps, y, mean, rstd);                                \
+  }
+#define TN_LN_AVX2 __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
+#define TN_LN_AVX512 __attribute__((target("avx512f"), optimize("fp-contract=off")))
+#define TN_LN_BASE __attribute__((optimize("fp-contract=off")))
+TN_LN_ROWS(layer_norm_rows_avx2, TN_LN_AVX2, float, 8, true)
+TN_LN_ROWS(layer_norm_rows_avx512, TN_LN_AVX512, float, 16, true)
+TN_LN_ROWS(layer_norm_rows_base, TN_LN_BASE, float, 8, false)
+TN_LN_ROWS(layer_norm_rows_avx2_f64, TN_LN_AVX2, double, 4, true)
+TN_LN_ROWS(layer_norm_rows_avx512_f64, TN_LN_AVX512, double, 8, true)
+TN_LN_ROWS(layer_norm_rows_base_f64, TN_LN_BASE, double, 4, false)
+// The AVX2 model compiled without AVX2 (std::fma a library call): the test's reference for
+// what the AVX2 build must give.
+TN_LN_ROWS(layer_norm_rows_avx2_portable, TN_LN_BASE, float, 8, true)
 
-// Every float32 row on the build cpu::isa() chooses (the same bits on each).
+// Every row on the build cpu::isa() chooses.
 void layer_norm_rows(const float* x, int64_t rows, int64_t n, const float* w, const float* b,
                      double eps, float* y, float* mean, float* rstd) {
   static const auto rows_fn = cpu::isa() == cpu::Isa::Avx512 ? layer_norm_rows_avx512
                               : cpu::isa() == cpu::Isa::Avx2 ? layer_norm_rows_avx2
                                                              : layer_norm_rows_base;
+  rows_fn(x, rows, n, w, b, eps, y, mean, rstd);
+}
+void layer_norm_rows(const double* x, int64_t rows, int64_t n, const double* w, const double* b,
+                     double eps, double* y, double* mean, double* rstd) {
+  static const auto rows_fn = cpu::isa() == cpu::Isa::Avx512 ? layer_norm_rows_avx512_f64
+                              : cpu::isa() == cpu::Isa::Avx2 ? layer_norm_rows_avx2_f64
+                                                             : layer_norm_rows_base_f64;
   rows_fn(x, rows, n, w, b, eps, y, mean, rstd);
 }
 
@@ -227,14 +227,16 @@ void layer_norm_cpu(Call& c) {
   Tensor wc = w ? contiguous(cast_to(*w, acc, key), key) : Tensor();
   Tensor bc = b ? contiguous(cast_to(*b, acc, key), key) : Tensor();
   double eps = c.to_double(4);
-  if (x->dtype() == ScalarType::Float) {
-    const float* px = data_of<float>(x, key);
-    float* py = data_of<float>(c.results[0].tensor, key);
-    const float* pw = w ? data_of<float>(wc, key) : nullptr;
-    const float* pb = b ? data_of<float>(bc, key) : nullptr;
-    float* pm = data_of<float>(c.results[1].tensor, key);  // new and contiguous (the rule)
-    float* pr = data_of<float>(c.results[2].tensor, key);
-    layer_norm_rows(px, rows, n, pw, pb, eps, py, pm, pr);
+  if (x->dtype() == ScalarType::Float || x->dtype() == ScalarType::Double) {
+    auto run = [&](auto zero) {
+      using T = decltype(zero);
+      layer_norm_rows(data_of<T>(x, key), rows, n, w ? data_of<T>(wc, key) : nullptr,
+                      b ? data_of<T>(bc, key) : nullptr, eps,
+                      data_of<T>(c.results[0].tensor, key),
+                      data_of<T>(c.results[1].tensor, key),  // new and contiguous (the rule)
+                      data_of<T>(c.results[2].tensor, key));
+    };
+    if (x->dtype() == ScalarType::Float) run(0.0f); else run(0.0);
     return;
   }
   Tensor mean_a = empty_tensor({rows}, acc, Device{}), rstd_a = empty_tensor({rows}, acc, Device{});
@@ -328,6 +330,11 @@ void layer_norm_rows_f32(Isa isa, const float* x, int64_t rows, int64_t n, const
             : isa == Isa::Avx2 ? layer_norm_rows_avx2
                                : layer_norm_rows_base;
   fn(x, rows, n, w, b, eps, y, mean, rstd);
+}
+void layer_norm_rows_f32_avx2_portable(const float* x, int64_t rows, int64_t n, const float* w,
+                                       const float* b, double eps, float* y, float* mean,
+                                       float* rstd) {
+  layer_norm_rows_avx2_portable(x, rows, n, w, b, eps, y, mean, rstd);
 }
 }  // namespace norm
 }  // namespace tn

@@ -7,6 +7,7 @@
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -145,12 +146,34 @@ A norm_of(int64_t n, double ord, Get&& abs_at) {
   return std::pow(s, A(1) / p);
 }
 
+// Upstream's vectorised 2-norm of a contiguous row (its path when the reduced elements are
+// the innermost, contiguous ones and the result keeps the input's float32/float64 dtype): the
+// squares summed in W lanes (apart, not fused), the lanes added in order, the tail's squares
+// fused into that sum; then the square root. Measured bit for bit against upstream on rows of
+// 1 to 100,000 (AVX2; W = 32 bytes' worth, 64 on AVX-512; no FMA on the baseline build).
+template <typename T>
+T norm2_row(const T* x, int64_t n) {
+  const int W = (cpu::isa() == cpu::Isa::Avx512 ? 64 : 32) / static_cast<int>(sizeof(T));
+  const bool fma = cpu::isa() != cpu::Isa::Base;
+  T lane[16] = {};
+  int64_t d = 0;
+  for (; d < n - n % W; d += W)
+    for (int l = 0; l < W; ++l) lane[l] = lane[l] + x[d + l] * x[d + l];
+  T acc = lane[0];
+  for (int l = 1; l < W; ++l) acc = acc + lane[l];
+  for (; d < n; ++d) acc = fma ? std::fma(x[d], x[d], acc) : acc + x[d] * x[d];
+  return std::sqrt(acc);
+}
+
 void norm_cpu(Call& c) {
   const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
+  bool same_dtype = c.tensor(0)->dtype() == out->dtype();
   Tensor in = cast_to(c.tensor(0), out->dtype(), key);
   double ord = c.scalar(1).to_double();
   ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), opt_dims(c, 2)));
+  bool rows = same_dtype && ord == 2.0;  // the reduced elements one contiguous run?
+  for (size_t k = 0; rows && k < g.inner.size(); ++k) rows = g.inner[k] == int64_t(k);
   dispatch_dtype(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -159,6 +182,12 @@ void norm_cpu(Call& c) {
       T* o = data_of<T>(out, key);
       for (size_t i = 0; i < g.outer.size(); ++i) {
         const T* b = x + g.outer[i];
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          if (rows) {
+            o[i] = norm2_row(b, static_cast<int64_t>(g.inner.size()));
+            continue;
+          }
+        }
         o[i] = T(norm_of<A>(g.inner.size(), ord,
                             [&](int64_t k) { return std::abs(A(b[g.inner[k]])); }));
       }
