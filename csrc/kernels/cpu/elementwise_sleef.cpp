@@ -19,6 +19,7 @@ float Sleef_tanhf1_u10purecfma(float);
 double Sleef_tanhd1_u10purecfma(double);
 float Sleef_powf1_u10purecfma(float, float);
 double Sleef_powd1_u10purecfma(double, double);
+double Sleef_logd1_u10purecfma(double);
 }
 #define TN_SLEEF(f, std_f) f
 #else
@@ -47,5 +48,6 @@ float tanh(float x) { return TN_SLEEF(Sleef_tanhf1_u10purecfma, std::tanh)(x); }
 double tanh(double x) { return TN_SLEEF(Sleef_tanhd1_u10purecfma, std::tanh)(x); }
 float pow(float x, float y) { return TN_SLEEF(Sleef_powf1_u10purecfma, std::pow)(x, y); }
 double pow(double x, double y) { return TN_SLEEF(Sleef_powd1_u10purecfma, std::pow)(x, y); }
+double log(double x) { return TN_SLEEF(Sleef_logd1_u10purecfma, std::log)(x); }
 
 }  // namespace tn::sleef

@@ -27,6 +27,7 @@ float tanh(float x);
 double tanh(double x);
 float pow(float x, float y);
 double pow(double x, double y);
+double log(double x);
 
 // Upstream's Vectorized<float>::erf: Abramowitz and Stegun 7.1.26 with FMAs and SLEEF's exp.
 inline float erf_simd(float x) {

@@ -1,8 +1,8 @@
 // Softmax family: _softmax / softmax.int and _log_softmax / log_softmax.int. Numerically
 // stable (the slice max is subtracted first); float16/bfloat16 compute in float. Contiguous
 // float32 over the last dim takes vec::softmax_row_f32 (upstream's vectorised steps and bits,
-// 6x15x384: 231 -> ~20 us); elsewhere the sum runs sequentially with std::exp, within an ulp
-// or two of upstream. _log_softmax_backward_data and _softmax_backward_data (float32/float64)
+// 6x15x384: 231 -> ~20 us), float64 softmax_row_f64 (its steps and bits, measured); elsewhere
+// the sum runs sequentially with std::exp, within an ulp or two of upstream. _log_softmax_backward_data and _softmax_backward_data (float32/float64)
 // follow upstream's vector kernels: grad - exp(output) * sum(grad) as one FMA with SLEEF's exp,
 // and (grad - sum(grad * output)) * output, the sums in upstream's lane order over the last
 // dim; over another dim each element's sum runs in order, its products fused, and the elements
@@ -19,6 +19,53 @@
 
 namespace tn {
 namespace {
+
+// Upstream's reduce_all of at(0..n) for vectors of W lanes: rows shorter than W summed in
+// order; else lane-wise sums, the tail into its first lanes, then the lanes folded (float: a
+// halving tree, as its AVX2/AVX-512 specialisations; double: in lane order).
+// at(i) is the i-th term (x, or x * y for softmax's sum).
+template <typename T, typename F>
+T row_sum_lanes(F&& at, int64_t n, int W) {
+  if (n < W) {
+    T acc = at(0);
+    for (int64_t i = 1; i < n; ++i) acc = acc + at(i);
+    return acc;
+  }
+  T lane[16];
+  for (int l = 0; l < W; ++l) lane[l] = at(l);
+  int64_t d = W;
+  for (; d < n - n % W; d += W)
+    for (int l = 0; l < W; ++l) lane[l] = lane[l] + at(d + l);
+  for (int64_t l = 0; l < n - d; ++l) lane[l] = lane[l] + at(d + l);
+  if constexpr (std::is_same_v<T, float>) {
+    for (int s = W / 2; s >= 1; s /= 2)
+      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+    return lane[0];
+  } else {
+    T acc = lane[0];
+    for (int l = 1; l < W; ++l) acc = acc + lane[l];
+    return acc;
+  }
+}
+
+// One contiguous float64 row over the last dim, as upstream's vector kernels compute it (its
+// _vec_softmax_lastdim / serial_vec_log_softmax_lastdim_range): the row's max (NaN if any
+// element is); e = exp(x - max) with SLEEF's exp; their sum as reduce_all's lanes; softmax
+// e * (1 / sum), log_softmax (x - max) - log(sum) with SLEEF's log.
+void softmax_row_f64(const double* x, double* y, int64_t n, bool log) {
+  const int W = cpu::isa() == cpu::Isa::Avx512 ? 8 : 4;
+  double mx = -INFINITY;
+  for (int64_t k = 0; k < n; ++k) mx = (std::isnan(x[k]) || x[k] > mx) ? x[k] : mx;
+  if (log) {
+    double s = row_sum_lanes<double>([&](int64_t k) { return sleef::exp(x[k] - mx); }, n, W);
+    double ls = sleef::log(s);
+    for (int64_t k = 0; k < n; ++k) y[k] = x[k] - mx - ls;
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) y[k] = sleef::exp(x[k] - mx);
+  double r = 1 / row_sum_lanes<double>([&](int64_t k) { return y[k]; }, n, W);
+  for (int64_t k = 0; k < n; ++k) y[k] = y[k] * r;
+}
 
 // _softmax/_log_softmax(Tensor self, int dim, bool half_to_float)
 template <bool Log>
@@ -47,6 +94,14 @@ void softmax_cpu(Call& c) {
     float* o = data_of<float>(out, key);
     for (size_t i = 0; i < gi.outer.size(); ++i)
       vec::softmax_row_f32(x + gi.outer[i], o + go.outer[i], int64_t(n), Log);
+    return;
+  }
+  if (self->dtype() == ScalarType::Double && last_dim && self->is_contiguous() &&
+      out->is_contiguous() && n > 0 && sleef::available()) {
+    const double* x = data_of<double>(self, key);
+    double* o = data_of<double>(out, key);
+    for (size_t i = 0; i < gi.outer.size(); ++i)
+      softmax_row_f64(x + gi.outer[i], o + go.outer[i], int64_t(n), Log);
     return;
   }
   dispatch_dtype(self->dtype(), key, [&](auto zero) {
@@ -104,34 +159,6 @@ void log_softmax_backward_rule(Call& c) {
   wrap_dim(c.to_int(2), grad->dim());
   TN_CHECK(grad->sizes() == out->sizes(), "grad_output and output must have the same sizes");
   c.ret(new_on(grad, grad->sizes(), grad->dtype()));
-}
-
-// Upstream's vec::reduce_all of a row of n (x + y), for vectors of W lanes: rows shorter than
-// W summed in order; else lane-wise sums, the tail into its first lanes, then the lanes folded
-// (float: halving tree, as its AVX2/AVX-512 specialisations; double: in lane order).
-// at(i) is the i-th term (x, or x * y for softmax's sum).
-template <typename T, typename F>
-T row_sum_lanes(F&& at, int64_t n, int W) {
-  if (n < W) {
-    T acc = at(0);
-    for (int64_t i = 1; i < n; ++i) acc = acc + at(i);
-    return acc;
-  }
-  T lane[16];
-  for (int l = 0; l < W; ++l) lane[l] = at(l);
-  int64_t d = W;
-  for (; d < n - n % W; d += W)
-    for (int l = 0; l < W; ++l) lane[l] = lane[l] + at(d + l);
-  for (int64_t l = 0; l < n - d; ++l) lane[l] = lane[l] + at(d + l);
-  if constexpr (std::is_same_v<T, float>) {
-    for (int s = W / 2; s >= 1; s /= 2)
-      for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
-    return lane[0];
-  } else {
-    T acc = lane[0];
-    for (int l = 1; l < W; ++l) acc = acc + lane[l];
-    return acc;
-  }
 }
 
 // Both backward kernels: grad_input over rows of `len` along dim, `inner` apart.
