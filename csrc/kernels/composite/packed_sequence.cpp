@@ -88,7 +88,8 @@ void pack_padded_sequence_backward(Call& c) {
   int64_t offset = 0;
   for (int64_t i = 0; i < bs_t->size(0); ++i) {
     Tensor row = call_tensor("aten::select.int", {t(grad_input), i64(0), i64(i)});
-    copy_(slice(row, 0, 0, bs[i]), slice(grad, 0, offset, offset + bs[i]));
+    Tensor dst = slice(row, 0, 0, bs[i]);
+    copy_(dst, slice(grad, 0, offset, offset + bs[i]));
     offset += bs[i];
   }
   c.ret(batch_first ? call_tensor("aten::transpose.int", {t(grad_input), i64(0), i64(1)})
@@ -117,7 +118,8 @@ void pad_packed_sequence(Call& c) {
                                              Value::of_dtype(data->dtype()), Value{},
                                              Value::of_device(data->device())});
   Dims tmp_size = out_size;
-  Tensor lengths_t = empty({max_batch}, ScalarType::Long, Device{});
+  Tensor lengths_t = call_tensor("aten::empty.memory_format",
+                                {ints({max_batch}), Value::of_dtype(ScalarType::Long)});
   int64_t* lengths = host_ints_mut(lengths_t, key) + max_batch - 1;
   int64_t data_offset = 0, prev_bs = max_batch, prev_i = 0;
   for (int64_t i = 0; i <= real_len; ++i) {
@@ -127,7 +129,8 @@ void pad_packed_sequence(Call& c) {
       Tensor tmp = slice(data, 0, data_offset, data_offset + l);
       tmp_size[0] = i - prev_i;
       tmp_size[1] = prev_bs;
-      copy_(slice(slice(output, 0, prev_i, i), 1, 0, prev_bs), view(tmp, tmp_size));
+      Tensor dst = slice(slice(output, 0, prev_i, i), 1, 0, prev_bs);
+      copy_(dst, view(tmp, tmp_size));
       data_offset += l;
       prev_i = i;
     }
