@@ -38,7 +38,9 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 out = {}
 def enc(t):
-    return None if t is None else base64.b64encode(t.detach().contiguous().numpy().tobytes()).decode()
+    if t is None:
+        return None
+    return base64.b64encode(t.detach().contiguous().numpy().tobytes()).decode()
 def flat(h):
     return list(h) if isinstance(h, tuple) else [h]
 def run(ctor, x_shape, h_shapes, dtype, lengths=None, sorted_=True, batch_first=False,
