@@ -228,6 +228,7 @@ def written(dtype):
         # Layer norm's backward kernel (autograd's formula calls it): 3 rows of 5, mean/rstd
         # from a real forward, in the draw's dtype where floating (float32 otherwise).
         **_layer_norm_backward_case(dtype),
+        **rnn_written(),
     }}
 
 
@@ -241,6 +242,56 @@ def _layer_norm_backward_case(dtype):
     dy = torch.randn(3, 5, generator=ln_gen, dtype=dt)
     return {"aten.native_layer_norm_backward.default": (
         (dy, x, [5], mean, rstd, w, None, [True, True, True]), {})}
+
+
+def rnn_written():
+    """The recurrent ops and the packing helpers (float32 whatever the draw's dtype), on their
+    own generator: 3 input features, hidden size 4, a batch of 2 (padded: 5 steps; packed:
+    lengths 3 and 2, so batch sizes [2, 2, 1]), weights shaped as upstream's per gate count."""
+    g = torch.Generator().manual_seed(9)
+
+    def r(*shape):
+        return torch.randn(*shape, generator=g) * 0.5
+
+    def params(gates, layers=1, dirs=1, bias=True):
+        ps = []
+        for layer in range(layers):
+            for _ in range(dirs):
+                ps += [r(gates * 4, 3 if layer == 0 else 4 * dirs), r(gates * 4, 4)]
+                ps += [r(gates * 4), r(gates * 4)] if bias else []
+        return ps
+
+    x, xb, data = r(5, 2, 3), r(2, 5, 3), r(5, 3)
+    h1, h2, c1 = r(1, 2, 4), r(2, 2, 4), r(1, 2, 4)
+    sizes = torch.tensor([2, 2, 1])
+    cx, ch, cc = r(2, 3), r(2, 4), r(2, 4)
+    return {
+        "aten.lstm.input": ((x, [h1, c1], params(4), True, 1, 0.0, False, False, False), {}),
+        "aten.lstm.data": ((data, sizes, [h2, r(2, 2, 4)], params(4, dirs=2), True, 1, 0.0,
+                            False, True), {}),
+        "aten.gru.input": ((xb, h2, params(3, layers=2), True, 2, 0.0, False, False, True),
+                           {}),
+        "aten.gru.data": ((data, sizes, h1, params(3, bias=False), False, 1, 0.0, False, False),
+                          {}),
+        "aten.rnn_tanh.input": ((x, h2, params(1, dirs=2), True, 1, 0.0, False, True, False),
+                                {}),
+        "aten.rnn_tanh.data": ((data, sizes, h1, params(1), True, 1, 0.0, False, False), {}),
+        "aten.rnn_relu.input": ((xb, h1, params(1, bias=False), False, 1, 0.0, False, False,
+                                 True), {}),
+        "aten.rnn_relu.data": ((data, sizes, h2, params(1, layers=2), True, 2, 0.0, False,
+                                False), {}),
+        "aten.lstm_cell.default": ((cx, [ch, cc], *params(4)), {}),
+        "aten.gru_cell.default": ((cx, ch, *params(3)), {}),
+        "aten.rnn_tanh_cell.default": ((cx, ch, *params(1)), {}),
+        "aten.rnn_relu_cell.default": ((cx, ch, *params(1, bias=False)), {}),
+        "aten.unsafe_split_with_sizes.default": ((r(3, 4), [1, 3], 1), {}),
+        "aten._pack_padded_sequence.default": ((r(4, 3, 2), torch.tensor([4, 2, 1]), False),
+                                               {}),
+        "aten._pack_padded_sequence_backward.default": (
+            (r(7, 2), [3, 4, 2], torch.tensor([3, 2, 1, 1]), True), {}),
+        "aten._pad_packed_sequence.default": (
+            (r(7, 2), torch.tensor([3, 2, 1, 1]), True, 0.5, 5), {}),
+    }
 
 
 def synthesize(overload: str, dtype):
