@@ -192,13 +192,12 @@ Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key,
   }
   for (size_t i = 0; i < node->args.size(); ++i)
     if (node->args[i].tag == Value::Tag::Tensor && !read[i]) node->args[i].tensor = Tensor();
-  for (size_t i : order) {
+  // An input the op overwrites that backward reads (mul_'s self, for other's gradient): kept
+  // as a copy made before the write, through the door so that the copy has the input's history
+  // (CloneBackward0), as upstream's generated code saves self.clone().
+  for (size_t i : order)
     if (in_place && writes(call, i))
-      return make<Unsupported>(f->name, f->name,
-                               "torchnative: backward of the in-place '" + op_key +
-                                   "' reads the input it overwrites (not implemented yet, "
-                                   "autograd issue 8)");
-  }
+      node->args[i].tensor = call_tensor("aten::clone", {Value::of(node->args[i].tensor)});
   for (size_t i : order) node->keep_arg(i);
   return node;
 }

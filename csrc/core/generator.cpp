@@ -110,8 +110,11 @@ void Generator::set_state(const uint8_t* in, size_t n) {
   if (get<uint8_t>(in, kFloatValidAt)) next_float_normal = get<float>(in, kFloatNormalAt);
 }
 
+// The process's default generator starts from a nondeterministic seed, as upstream 2.13's does
+// (torch.initial_seed() differs from run to run until torch.manual_seed); a new
+// torch.Generator() starts from kDefaultSeed, as upstream's.
 Generator& default_generator() {
-  static Generator* g = new Generator(kDefaultSeed);  // lives for the process
+  static Generator* g = new Generator(nondeterministic_seed());  // lives for the process
   return *g;
 }
 

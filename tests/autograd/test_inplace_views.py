@@ -100,3 +100,30 @@ def test_inplace_writes_into_views_agree_with_upstream():
     for key in upstream:
         assert ours.get(key) == upstream[key], key
     assert ours == upstream
+
+
+# An in-place op whose backward reads the input it overwrites (mul_'s other edge reads self):
+# autograd keeps a clone of self made before the write, with self's history (CloneBackward0),
+# so both gradients and the double backward through the saved copy are upstream's; a later
+# write into the result still trips the version check of what the node keeps of it.
+SAVED_CLONE = r'''
+a, b = seeded(5, seed=1), seeded(5, seed=2)
+y = (a * 2).mul_(b)
+out["names"] = names(y.grad_fn)
+ga, gb = torch.autograd.grad(y.sum(), (a, b), create_graph=True)
+out["grads"] = [hexof(ga), hexof(gb)]
+out["double"] = hexof(torch.autograd.grad(gb.sum(), a)[0])
+c = seeded(5, seed=3)
+w = c * 1
+v = w.mul_(c)
+def later_write():
+    w.add_(1)
+    v.sum().backward()
+    return hexof(c.grad)
+out["later write"] = err(later_write)
+'''
+
+
+def test_an_inplace_op_keeps_a_clone_of_what_it_overwrites_as_upstream():
+    ours, upstream = _both.both(PRELUDE, SAVED_CLONE)
+    assert ours == upstream

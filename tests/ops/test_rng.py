@@ -151,3 +151,15 @@ def test_bits_agree(results, family):
     assert keys
     differ = {k: (ours[k][:120], upstream[k][:120]) for k in keys if ours[k] != upstream[k]}
     assert not differ, f"{len(differ)} of {len(keys)} differ, e.g. {next(iter(differ.items()))}"
+
+
+def test_the_default_generator_starts_unseeded_as_upstreams():
+    # Upstream 2.13 seeds its default CPU generator nondeterministically at start-up (so unseeded
+    # draws differ from run to run) and a new torch.Generator() from its fixed default seed.
+    code = ("import json, torch\n"
+            "print(json.dumps([torch.initial_seed(), torch.Generator().initial_seed()]))\n")
+    for python in (OURS, UPSTREAM):
+        first, second = run_json(python, code), run_json(python, code)
+        assert first[0] != second[0], python
+        assert first[1] == second[1]
+    assert run_json(OURS, code)[1] == run_json(UPSTREAM, code)[1]

@@ -8,7 +8,6 @@
 // linear(h, w_hh, b_hh) to its slice of that; the cells (lstm_cell...) compute both per call.
 #include <algorithm>
 
-#include "autograd/grad_mode.h"
 #include "core/tensor_impl.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
@@ -101,14 +100,10 @@ Hidden lstm_step(const Tensor& x, const Hidden& hid, const CellParams& p, bool p
   Tensor hy = op("aten::mul.Tensor", out, op("aten::tanh", cy));
   return {p.matmul_hr(hy), cy};
 }
-// self.mul_(other), as upstream's GRU cell writes it. When autograd records it with `other`
-// needing a gradient, upstream's autograd first saves a clone of self (the product's other
-// factor); our autograd layer does not clone yet and refuses that case, so there the product is
-// taken out of place: the same values, node (MulBackward0) and gradients, one clone fewer in a
-// dispatch trace. Without recording, mul_ as upstream.
+// self.mul_(other), as upstream's GRU cell writes it (when other needs a gradient, the
+// autograd layer keeps a clone of self made before the write, as upstream's does).
 Tensor mul_in_place(const Tensor& self, const Tensor& other) {
-  bool clone_needed = grad_mode_enabled() && !inference_mode_enabled() && other->requires_grad();
-  return op(clone_needed ? "aten::mul.Tensor" : "aten::mul_.Tensor", self, other);
+  return op("aten::mul_.Tensor", self, other);
 }
 Hidden gru_step(const Tensor& x, const Hidden& hid, const CellParams& p, bool pre) {
   std::vector<Tensor> ig = unsafe_chunk(pre ? x : p.linear_ih(x), 3);
