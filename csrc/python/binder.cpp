@@ -1,6 +1,7 @@
 // The binder (see binder.h): parsing Python calls against upstream's schemas and converting
 // results back. No Python frame runs between the call and the kernel.
 #include "python/binder.h"
+#include "python/return_types.h"
 
 #include <algorithm>
 #include <cmath>
@@ -900,7 +901,11 @@ PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results
     if (PyObject* src = aliased_source(s, 0, b)) return Py_NewRef(src);
     return result_to_python(results[0], schema_names);
   }
-  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(results.size()));
+  // Named returns come back as torch.return_types' named tuple, but to torch.ops spellings.
+  PyTypeObject* named = schema_names ? nullptr : return_type_of(s);
+  PyObject* tuple = named ? PyStructSequence_New(named)
+                          : PyTuple_New(static_cast<Py_ssize_t>(results.size()));
+  if (!tuple) return nullptr;
   for (size_t k = 0; k < results.size(); ++k) {
     PyObject* src = k < s.returns.size() ? aliased_source(s, k, b) : nullptr;
     PyObject* o = src ? Py_NewRef(src) : result_to_python(results[k], schema_names);
@@ -908,7 +913,8 @@ PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results
       Py_DECREF(tuple);
       return nullptr;
     }
-    PyTuple_SET_ITEM(tuple, k, o);
+    if (named) PyStructSequence_SET_ITEM(tuple, static_cast<Py_ssize_t>(k), o);
+    else PyTuple_SET_ITEM(tuple, k, o);
   }
   return tuple;
 }

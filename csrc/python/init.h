@@ -31,6 +31,7 @@ bool init_autograd_function();  // autograd_function.cpp: _FunctionBase (torch.a
 bool init_autocast();        // autocast.cpp: autocast's state (enabling it refuses)
 bool init_saved_tensors();   // saved_tensors.cpp: saved-tensor hooks, SavedTensor, graph task
 bool init_inference_mode();  // inference_mode.cpp: torch._C._InferenceMode
+bool init_return_types();    // return_types.cpp: torch._C._return_types' named tuples
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
@@ -45,7 +46,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_torch_function, init_tensor_new, init_storage,
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
     init_script_object, init_autograd_function, init_autocast, init_saved_tensors,
-    init_inference_mode,
+    init_inference_mode, init_return_types,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
                                                   init_schema_late, init_autograd_late};
