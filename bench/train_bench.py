@@ -84,8 +84,8 @@ def table(rows: list[dict]) -> list[str]:
              "ours: check |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "upstream_seconds" not in r:
-            lines.append(f"| {r['case']} | {r['threads']} | {r['upstream A']} | — | — | — | — "
-                         "| does not run (no reference) |")
+            lines.append(f"| {r['case']} | {r['threads']} | {r['upstream A']} | — | — | — "
+                         "| — | does not run (no reference) |")
             continue
         ours, control = r["ours"], r["control"]
         up_text = _common.seconds_text(r["upstream_seconds"]["seconds"])

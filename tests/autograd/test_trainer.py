@@ -5,11 +5,12 @@ schedule, clip_grad_norm_ at 1.0, the default data collator, RandomSampler seede
 Trainer) runs six steps on tiny models built from configs and datasets made here: a
 GPT2LMHeadModel on a list of dicts of lists (the collator's torch.tensor path; dropout at the
 config's defaults), once with padding and -100 labels, once without an attention mask
-(transformers then looks for packed sequences in the position ids with torch.diff), and a BertForSequenceClassification on a torch Dataset
-of tensors (the collator's torch.stack path; no token_type_ids, so BERT gathers them from its
-buffer). The logged losses and gradient norms step by step, and the final parameters, agree with
-upstream's by the rule of tests/autograd/test_lm_training.py (one warm-up step runs at learning
-rate 0, so the first two losses carry upstream's bits; after that, twice upstream's own float32
+(transformers then looks for packed sequences in the position ids with torch.diff), and a
+BertForSequenceClassification on a torch Dataset of tensors (the collator's torch.stack path; no
+token_type_ids, so BERT gathers them from its buffer). The logged losses and gradient norms
+step by step, and the final parameters, agree with upstream's by the rule of
+tests/autograd/test_lm_training.py (one warm-up step runs at learning rate 0, so the first two
+losses carry upstream's bits; after that, twice upstream's own float32
 error, measured by upstream running the same Trainer in float64).
 
 One patch, the same in both processes: distributed is off in ours (docs/DESIGN_NOTES.md, Note
