@@ -4,8 +4,8 @@ Acceptance: a GPT-2 (GPT2LMHeadModel, dropout at the config's defaults, an atten
 padding and -100 labels), a Llama (LlamaForCausalLM, grouped-query attention: 2 key/value heads
 for 4 query heads; once without a mask, through the flash kernel, once with a padding mask and
 attention dropout, through the math path) and a BERT sequence-classification head
-(BertForSequenceClassification, labels given; token_type_ids passed, since transformers' default
-gathers them from a buffer and gather is not ours to write here), built from tiny configs
+(BertForSequenceClassification, labels given; no token_type_ids, so BERT takes them from its
+buffer, expanded to the batch, as transformers does by default), built from tiny configs
 under one seed, train 10 steps of AdamW (foreach default, and fused=True) with transformers'
 cosine schedule (2 warm-up steps) and clip_grad_norm_.
 
@@ -59,7 +59,7 @@ def batch(name, step):
     mask = torch.ones_like(ids)
     mask[1, 6:] = 0
     if name == "bert":
-        return dict(input_ids=ids, attention_mask=mask, token_type_ids=torch.zeros_like(ids),
+        return dict(input_ids=ids, attention_mask=mask,
                     labels=torch.randint(0, 3, (2,), generator=g))
     labels = ids.masked_fill(mask == 0, -100)
     if name == "llama":  # no mask: the flash kernel with grouped heads
