@@ -12,11 +12,13 @@
 // take SLEEF's tanh/exp, scalar ones std::'s, as upstream's paths do. gelu('none') agrees bit
 // for bit on the scalar path only: upstream's contiguous float32 rows go to oneDNN's gelu
 // backward and its float64 vector path to its bundled SLEEF's erf, neither reproduced here.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace tn {
 namespace {
@@ -60,6 +62,24 @@ inline A madd(A a, A b, A c) {
   return cpu::isa() != cpu::Isa::Base ? std::fma(a, b, c) : a * b + c;
 }
 
+// ew_run_split<float, float, float> with the vector elements computed a chunk at a time by
+// arrays(dy, x, out, k) (vec_math.h: the same steps, 8 lanes, the bits of the per-element
+// vector formula) and the rest by `scalar`.
+template <typename FA, typename FS>
+void ew_run_split_f32x2(const EwIter& it, FA&& arrays, FS&& scalar) {
+  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(float);
+  bool vectorised = ew_detail::row_is_vectorised(it);
+  ew_detail::run_rows<float, float, float>(
+      it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t m, int64_t i0,
+              int64_t n, char* const*) {
+        const float *a = std::get<0>(in), *b = std::get<1>(in);
+        int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
+        int64_t k = std::min(std::max<int64_t>(vec_end - i0, 0), m);
+        if (k > 0) arrays(a, b, o, k);
+        for (int64_t i = k; i < m; ++i) o[i] = scalar(a[i], b[i]);
+      });
+}
+
 // gelu_backward(grad_output, self, approximate), upstream's GeluBackwardKernelImpl.
 //   tanh: with t = tanh(beta (x + kappa x^3)),
 //         dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2))
@@ -81,6 +101,11 @@ void gelu_backward_compute(EwIter& it, const Call& c) {
         return dy * (left_d + left * tanh_d * inner_d);
       };
       auto inner = [=](A x) { return beta * madd(kappa, x * x * x, x); };
+      auto scalar = [=](A dy, A x) { return grad(dy, x, std::tanh(inner(x))); };
+      if constexpr (std::is_same_v<T, float>) {
+        if (vec::vec_width() == 8)
+          return ew_run_split_f32x2(it, vec::gelu_tanh_backward_f32, scalar);
+      }
       ew_run_simd<T, T, T>(
           it, [=](A dy, A x) { return grad(dy, x, sleef::tanh(inner(x))); },
           [=](A dy, A x) { return grad(dy, x, std::tanh(inner(x))); });
@@ -105,8 +130,11 @@ void silu_backward_compute(EwIter& it, const Call&) {
       A s = A(1) / (A(1) + e);
       return dy * s * madd(x, A(1) - s, A(1));
     };
-    ew_run_simd<T, T, T>(it, [=](A dy, A x) { return grad(dy, x, sleef::exp(-x)); },
-                         [=](A dy, A x) { return grad(dy, x, std::exp(-x)); });
+    auto scalar = [=](A dy, A x) { return grad(dy, x, std::exp(-x)); };
+    if constexpr (std::is_same_v<T, float>) {
+      if (vec::vec_width() == 8) return ew_run_split_f32x2(it, vec::silu_backward_f32, scalar);
+    }
+    ew_run_simd<T, T, T>(it, [=](A dy, A x) { return grad(dy, x, sleef::exp(-x)); }, scalar);
   });
 }
 

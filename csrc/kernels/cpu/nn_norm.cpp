@@ -174,8 +174,12 @@ __attribute__((always_inline)) inline void ln_rows(const T* x, int64_t rows, int
     T m, v;
     ln_moments<T, W, Fma>(xr, n, &m, &v);
     const T rs = T(1) / std::sqrt(v + e);
-    for (int64_t k = 0; k < n; ++k)
-      yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w ? w[k] : T(1), b ? b[k] : T(0));
+    if (w && b) {  // the common case apart, so that the loop vectorises
+      for (int64_t k = 0; k < n; ++k) yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w[k], b[k]);
+    } else {
+      for (int64_t k = 0; k < n; ++k)
+        yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w ? w[k] : T(1), b ? b[k] : T(0));
+    }
     mean[r] = m;
     rstd[r] = rs;
   }

@@ -25,17 +25,19 @@
 namespace tn {
 namespace {
 
-template <typename T>
+template <typename T, bool On>
 struct LnFma {
-  bool on = cpu::isa() != cpu::Isa::Base;
-  T operator()(T a, T b, T c) const { return on ? std::fma(a, b, c) : a * b + c; }
+  T operator()(T a, T b, T c) const {
+    if constexpr (On) return std::fma(a, b, c);
+    else return a * b + c;
+  }
 };
 
 // Upstream's map_reduce_all of at(j) = p(j) * q(j) over n: below a vector, in order; else lane
 // sums (products apart), the tail fused into its first lanes, the lanes folded.
-template <typename T, typename P, typename Q>
-T lane_dot(int64_t n, P&& p, Q&& q, const LnFma<T>& madd) {
-  const int W = (cpu::isa() == cpu::Isa::Avx512 ? 64 : 32) / static_cast<int>(sizeof(T));
+template <typename T, int W, bool Fma, typename P, typename Q>
+__attribute__((always_inline)) inline T lane_dot(int64_t n, P&& p, Q&& q) {
+  const LnFma<T, Fma> madd;
   if (n < W) {
     T acc = p(0) * q(0);
     for (int64_t j = 1; j < n; ++j) acc = acc + p(j) * q(j);
@@ -58,11 +60,85 @@ T lane_dot(int64_t n, P&& p, Q&& q, const LnFma<T>& madd) {
   }
 }
 // Upstream's reduce_all of x over n (no products: nothing to fuse).
+template <typename T, int W>
+__attribute__((always_inline)) inline T lane_sum(int64_t n, const T* x) {
+  return lane_dot<T, W, false>(n, [&](int64_t j) { return x[j]; }, [](int64_t) { return T(1); });
+}
+
+// The rows' pass: dx, and each thread's partial rows of the parameters' gradients.
 template <typename T>
-T lane_sum(int64_t n, const T* x) {
-  LnFma<T> none;
-  none.on = false;
-  return lane_dot<T>(n, [&](int64_t j) { return x[j]; }, [](int64_t) { return T(1); }, none);
+struct LnRows {
+  const T *dy, *x, *mean, *rstd, *w;
+  T *dx, *buf_w, *buf_b;
+  int64_t rows, n, chunk;
+};
+template <typename T, int W, bool Fma>
+__attribute__((always_inline)) inline void ln_backward_rows_impl(const LnRows<T>& r) {
+  const T *dy = r.dy, *x = r.x, *mean = r.mean, *rstd = r.rstd, *w = r.w;
+  T* dx = r.dx;
+  const int64_t rows = r.rows, n = r.n, chunk = r.chunk;
+  const bool dw_out = r.buf_w != nullptr, db_out = r.buf_b != nullptr;
+  const LnFma<T, Fma> madd;
+  const T scale = T(1) / static_cast<T>(n);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t tid = i / chunk;
+    const T* dyr = dy + i * n;
+    const T* xr = x + i * n;
+    const T a = rstd[i];
+    if (dw_out) {
+      const T bb = -a * mean[i];
+      T* acc = r.buf_w + tid * n;
+      for (int64_t j = 0; j < n; ++j) acc[j] = madd(dyr[j], madd(a, xr[j], bb), acc[j]);
+    }
+    if (db_out) {
+      T* acc = r.buf_b + tid * n;
+      for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + dyr[j];
+    }
+    if (dx) {
+      T ds, db;
+      if (w) {
+        ds = lane_dot<T, W, Fma>(n, [&](int64_t j) { return dyr[j] * xr[j]; },
+                                 [&](int64_t j) { return w[j]; });
+        db = lane_dot<T, W, Fma>(n, [&](int64_t j) { return dyr[j]; },
+                                 [&](int64_t j) { return w[j]; });
+      } else {
+        ds = lane_dot<T, W, Fma>(n, [&](int64_t j) { return dyr[j]; },
+                                 [&](int64_t j) { return xr[j]; });
+        db = lane_sum<T, W>(n, dyr);
+      }
+      const T b = madd(db, mean[i], -ds) * a * a * a * scale;
+      const T cc = madd(-b, mean[i], -(db * a * scale));
+      T* dxr = dx + i * n;
+      for (int64_t j = 0; j < n; ++j) {
+        T ady = w ? a * dyr[j] * w[j] : a * dyr[j];
+        dxr[j] = madd(b, xr[j], ady) + cc;
+      }
+    }
+  }
+}
+// The builds: fused steps as std::fma (one instruction with FMA), contraction off.
+#define TN_LN_BWD(NAME, ATTR, T, W, FMA) \
+  ATTR void NAME(const LnRows<T>& r) { ln_backward_rows_impl<T, W, FMA>(r); }
+TN_LN_BWD(ln_bwd_avx2_f32, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
+          float, 8, true)
+TN_LN_BWD(ln_bwd_avx512_f32, __attribute__((target("avx512f"), optimize("fp-contract=off"))),
+          float, 16, true)
+TN_LN_BWD(ln_bwd_base_f32, __attribute__((optimize("fp-contract=off"))), float, 8, false)
+TN_LN_BWD(ln_bwd_avx2_f64, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
+          double, 4, true)
+TN_LN_BWD(ln_bwd_avx512_f64, __attribute__((target("avx512f"), optimize("fp-contract=off"))),
+          double, 8, true)
+TN_LN_BWD(ln_bwd_base_f64, __attribute__((optimize("fp-contract=off"))), double, 4, false)
+#undef TN_LN_BWD
+void ln_backward_rows(const LnRows<float>& r) {
+  cpu::isa() == cpu::Isa::Avx512 ? ln_bwd_avx512_f32(r)
+  : cpu::isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f32(r)
+                                 : ln_bwd_base_f32(r);
+}
+void ln_backward_rows(const LnRows<double>& r) {
+  cpu::isa() == cpu::Isa::Avx512 ? ln_bwd_avx512_f64(r)
+  : cpu::isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f64(r)
+                                 : ln_bwd_base_f64(r);
 }
 
 // native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape,
@@ -129,47 +205,13 @@ void layer_norm_backward(Call& c) {
   const T* w = wp ? data_of<T>(wt, key) : nullptr;
   Tensor dxt = dx_out ? contiguous(*dx_out, key) : Tensor();
   T* dx = dx_out ? data_of<T>(dxt, key) : nullptr;
-  const LnFma<T> madd;
-  const T scale = T(1) / static_cast<T>(n);
   const int64_t threads = std::max<int64_t>(1, intra_op_threads());
   const int64_t used = std::min<int64_t>(threads, rows);
   const int64_t chunk = (rows + used - 1) / used;
   std::vector<T> buf_w(dw_out ? threads * n : 0, T(0)), buf_b(db_out ? threads * n : 0, T(0));
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t tid = i / chunk;
-    const T* dyr = dy + i * n;
-    const T* xr = x + i * n;
-    const T a = rstd[i];
-    if (dw_out) {
-      const T bb = -a * mean[i];
-      T* acc = buf_w.data() + tid * n;
-      for (int64_t j = 0; j < n; ++j) acc[j] = madd(dyr[j], madd(a, xr[j], bb), acc[j]);
-    }
-    if (db_out) {
-      T* acc = buf_b.data() + tid * n;
-      for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + dyr[j];
-    }
-    if (dx) {
-      T ds, db;
-      if (w) {
-        ds = lane_dot<T>(n, [&](int64_t j) { return dyr[j] * xr[j]; },
-                         [&](int64_t j) { return w[j]; }, madd);
-        db = lane_dot<T>(n, [&](int64_t j) { return dyr[j]; }, [&](int64_t j) { return w[j]; },
-                         madd);
-      } else {
-        ds = lane_dot<T>(n, [&](int64_t j) { return dyr[j]; }, [&](int64_t j) { return xr[j]; },
-                         madd);
-        db = lane_sum<T>(n, dyr);
-      }
-      const T b = madd(db, mean[i], -ds) * a * a * a * scale;
-      const T cc = madd(-b, mean[i], -(db * a * scale));
-      T* dxr = dx + i * n;
-      for (int64_t j = 0; j < n; ++j) {
-        T ady = w ? a * dyr[j] * w[j] : a * dyr[j];
-        dxr[j] = madd(b, xr[j], ady) + cc;
-      }
-    }
-  }
+  LnRows<T> r{dy, x, mean, rstd, w, dx, dw_out ? buf_w.data() : nullptr,
+              db_out ? buf_b.data() : nullptr, rows, n, chunk};
+  ln_backward_rows(r);
   auto finish = [&](const Tensor* out, const std::vector<T>& buf) {
     if (!out) return;
     Tensor o = contiguous(*out, key);

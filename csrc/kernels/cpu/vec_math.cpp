@@ -24,6 +24,7 @@ TN_AVX512 __m512 Sleef_expf16_u10avx512f(__m512);
 TN_AVX2 __m256 Sleef_expf8_u10avx2(__m256);
 TN_AVX512 __m512 Sleef_logf16_u10avx512f(__m512);
 TN_AVX2 __m256 Sleef_logf8_u10avx2(__m256);
+TN_AVX2 __m256 Sleef_tanhf8_u10avx2(__m256);
 }
 #endif
 
@@ -361,6 +362,76 @@ void matmul_rows_f32(const float* a, int64_t lda, int64_t rows, const float* m, 
   (vec_width() == 16 ? matmul16 : matmul8)(a, lda, rows, m, ld, n, width, out, ldo);
 }
 
+// gelu('tanh')'s and silu's backward, 8 floats at a time (elementwise_backward.cpp has the
+// forms and how they were measured: the same steps, fused where upstream's build fuses them).
+TN_AVX2 inline __m256 gelu_tanh_bwd8(__m256 dy, __m256 x) {
+  const __m256 beta = _mm256_set1_ps(static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5));
+  const __m256 kappa = _mm256_set1_ps(0.044715f), one = _mm256_set1_ps(1.0f);
+  const __m256 half = _mm256_set1_ps(0.5f), three_kappa = _mm256_set1_ps(3.0f * 0.044715f);
+  __m256 x2 = _mm256_mul_ps(x, x);
+  __m256 inner = _mm256_mul_ps(beta, _mm256_fmadd_ps(kappa, _mm256_mul_ps(x2, x), x));
+  __m256 t = Sleef_tanhf8_u10avx2(inner);
+  __m256 left = _mm256_mul_ps(half, x);
+  __m256 left_d = _mm256_mul_ps(half, _mm256_add_ps(one, t));
+  __m256 tanh_d = _mm256_fnmadd_ps(t, t, one);
+  __m256 inner_d = _mm256_mul_ps(beta, _mm256_fmadd_ps(three_kappa, x2, one));
+  __m256 right_d = _mm256_mul_ps(_mm256_mul_ps(left, tanh_d), inner_d);
+  return _mm256_mul_ps(dy, _mm256_add_ps(left_d, right_d));
+}
+TN_AVX2 inline __m256 silu_bwd8(__m256 dy, __m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 e = Sleef_expf8_u10avx2(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
+  __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, e));
+  return _mm256_mul_ps(_mm256_mul_ps(dy, s), _mm256_fmadd_ps(x, _mm256_sub_ps(one, s), one));
+}
+// gelu('tanh') forward: 0.5 x (1 + tanh(beta (x + kappa x^3))), the inner sum fused.
+TN_AVX2 inline __m256 gelu_tanh8(__m256 x) {
+  const __m256 beta = _mm256_set1_ps(static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5));
+  const __m256 kappa = _mm256_set1_ps(0.044715f);
+  __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+  __m256 t = Sleef_tanhf8_u10avx2(_mm256_mul_ps(beta, _mm256_fmadd_ps(kappa, x3, x)));
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
+                       _mm256_add_ps(_mm256_set1_ps(1.0f), t));
+}
+TN_AVX2 void gelu_tanh8_rows(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, gelu_tanh8(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    alignas(32) float buf[8] = {};
+    std::memcpy(buf, x + i, sizeof(float) * (n - i));
+    _mm256_store_ps(buf, gelu_tanh8(_mm256_load_ps(buf)));
+    std::memcpy(y + i, buf, sizeof(float) * (n - i));
+  }
+}
+void gelu_tanh_f32(const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() == 8);
+  gelu_tanh8_rows(x, y, n);
+}
+#define TN_VEC_MAP2(NAME, F)                                                        \
+  TN_AVX2 void NAME(const float* a, const float* b, float* y, int64_t n) {          \
+    int64_t i = 0;                                                                  \
+    for (; i + 8 <= n; i += 8)                                                      \
+      _mm256_storeu_ps(y + i, F(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));   \
+    if (i < n) {                                                                    \
+      alignas(32) float pa[8] = {}, pb[8] = {}, out[8];                             \
+      std::memcpy(pa, a + i, sizeof(float) * (n - i));                              \
+      std::memcpy(pb, b + i, sizeof(float) * (n - i));                              \
+      _mm256_store_ps(out, F(_mm256_load_ps(pa), _mm256_load_ps(pb)));              \
+      std::memcpy(y + i, out, sizeof(float) * (n - i));                             \
+    }                                                                               \
+  }
+TN_VEC_MAP2(gelu_tanh_backward8, gelu_tanh_bwd8)
+TN_VEC_MAP2(silu_backward8, silu_bwd8)
+#undef TN_VEC_MAP2
+void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() == 8);
+  gelu_tanh_backward8(dy, x, y, n);
+}
+void silu_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() == 8);
+  silu_backward8(dy, x, y, n);
+}
+
 bool gelu_erf_available() { return cpu::cpu_runs(cpu::Isa::Avx2); }
 void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as) {
   TN_ASSERT(cpu::cpu_runs(as) && gelu_erf_available());
@@ -380,6 +451,13 @@ void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width(
 bool gelu_erf_available() { return false; }
 void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_available()); }
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+void gelu_tanh_backward_f32(const float*, const float*, float*, int64_t) {
+  TN_ASSERT(vec_width() == 8);
+}
+void gelu_tanh_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() == 8); }
+void silu_backward_f32(const float*, const float*, float*, int64_t) {
+  TN_ASSERT(vec_width() == 8);
+}
 void matmul_rows_f32(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
                      float*, int64_t) {
   TN_ASSERT(vec_width() != 0);

@@ -29,6 +29,12 @@ void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as = cpu::onednn
 
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);
+// gelu_backward('tanh') and silu_backward of n floats (dy, x) into y; AVX2 only
+// (vec_width() == 8), upstream's vector path's bits.
+void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n);
+void silu_backward_f32(const float* dy, const float* x, float* y, int64_t n);
+// gelu('tanh') of n floats, AVX2 only, upstream's vector path's bits.
+void gelu_tanh_f32(const float* x, float* y, int64_t n);
 
 // Softmax (Log false) or log_softmax (Log true) of the row x[0..n) into y (no overlap), in
 // upstream's _vec_softmax_lastdim / _vec_log_softmax_lastdim steps: max, e = exp(x - max) with
