@@ -140,6 +140,22 @@ void check_writes(const Call& call) {
   }
 }
 
+// Upstream's check_no_requires_grad, before recording: an argument the op is not
+// differentiable with respect to must not require grad. The message names the function as
+// upstream's does (the op's name without its overload).
+void check_no_requires_grad(const Call& call, const Formula* f) {
+  if (!f) return;
+  for (int p : f->no_requires_grad) {
+    size_t i = static_cast<size_t>(p);
+    if (i >= call.args.size() || call.args[i].tag != Value::Tag::Tensor) continue;
+    const Tensor& t = call.args[i].tensor;
+    if (!t || !t->requires_grad()) continue;
+    TN_FAIL(Runtime, "The function '", call.op->name, "' is not differentiable with respect to "
+            "argument '", call.schema->arguments[i].name, "'. This input cannot have "
+            "requires_grad True.");
+  }
+}
+
 // The differentiable tensors at schema position p: one for a Tensor, each element of a list.
 template <class F>
 void each_input(const Call& call, int p, F&& f) {
@@ -227,6 +243,7 @@ void autograd_kernel(Call& call) {
   Ptr<Node> node;
   if (record) {
     check_writes(call);
+    check_no_requires_grad(call, formula_of(call.op_index));
     for (size_t i = 0; i < call.args.size(); ++i) in_place = in_place || writes(call, i);
     node = prepare(call, formula_of(call.op_index), pretty_name(*call.op), in_place);
   }

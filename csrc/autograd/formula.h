@@ -61,6 +61,9 @@ struct Formula {
   Backward backward = nullptr;  // one gradient (or null) per edge
   uint32_t nondifferentiable_outputs = 0;  // bit i: output i gets no history (upstream's
                                            // output_differentiability False)
+  // Tensor arguments (schema positions) with no formula that upstream refuses, under grad
+  // mode, to see requiring grad (its check_no_requires_grad: native_batch_norm's running_mean).
+  std::vector<int> no_requires_grad = {};
 };
 
 // Registers op_key's formula (at static initialisation, from the derivatives/ files).

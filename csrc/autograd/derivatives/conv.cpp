@@ -78,6 +78,6 @@ TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool2d",
                         adaptive_avg_pool2d_backward});
 TN_REGISTER_DERIVATIVE("aten::native_batch_norm",
                        {"NativeBatchNormBackward0", {0, 1, 2}, {{0}, {1}, {3}, {4}}, 0b110,
-                        batch_norm_backward, 0b110});
+                        batch_norm_backward, 0b110, {3, 4}});
 
 }  // namespace tn::autograd

@@ -57,7 +57,7 @@ Grads masked_fill_tensor_backward(const Saved& s, const Grads& g) {
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::nll_loss_forward",
-                       {"NllLossBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss_backward, 0b10});
+                       {"NllLossBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss_backward, 0b10, {2}});
 TN_REGISTER_DERIVATIVE("aten::mse_loss",
                        {"MseLossBackward0", {0, 1}, {{0}, {1}}, 0, mse_loss_backward});
 TN_REGISTER_DERIVATIVE("aten::masked_fill.Scalar",

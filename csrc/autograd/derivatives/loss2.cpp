@@ -136,7 +136,7 @@ TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
                         bce_with_logits_backward});
 TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
                        {"NllLoss2DBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss2d_backward,
-                        0b10});
+                        0b10, {2}});
 TN_REGISTER_DERIVATIVE("aten::xlogy.Tensor",
                        {"XlogyBackward0", {0, 1}, {{0}, {1}}, 0, xlogy_backward});
 TN_REGISTER_DERIVATIVE("aten::soft_margin_loss",

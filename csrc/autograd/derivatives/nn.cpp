@@ -30,8 +30,8 @@ Grads layer_norm_backward(const Saved& s, const Grads& g) {
   const Tensor& x = s.tensor(0);
   const Value& wv = s.arg(2);
   const Tensor* w = wv.tag == Value::Tag::Tensor && wv.tensor ? &wv.tensor : nullptr;
-  const Tensor& mean = s.result(1);
-  const Tensor& rstd = s.result(2);
+  Tensor mean = s.result(1);
+  Tensor rstd = s.result(2);
   const Tensor& dy = g[0];
   ScalarType dt = x->dtype();
   bool cpu = x->device().type == DeviceType::CPU && dy->device().type == DeviceType::CPU;
@@ -52,6 +52,17 @@ Grads layer_norm_backward(const Saved& s, const Grads& g) {
   for (int64_t i = 0; i < x->dim(); ++i) (i < axis ? batch_dims : norm_dims).push_back(i);
   int64_t n = 1;
   for (int64_t i = axis; i < x->dim(); ++i) n *= x->sizes()[i];
+  if (grad_mode_enabled() && x->requires_grad()) {
+    // Double backward: the kept mean and rstd have no history, so they are recomputed from x
+    // (the same statistics, recorded) for the second derivative to see their dependence on x.
+    mean = mul(sum_dims(x, norm_dims, true), Scalar::from_double(1.0 / static_cast<double>(n)));
+    Tensor xc = sub(x, mean);
+    Tensor var = mul(sum_dims(mul(xc, xc), norm_dims, true),
+                     Scalar::from_double(1.0 / static_cast<double>(n)));
+    Value eps = Value::of_scalar(s.scalar(4));
+    rstd = pow(call_tensor("aten::add.Scalar", {V(var), eps, Value::of_int(1)}),
+               Scalar::from_double(-0.5));
+  }
   Grads out(3);
   if (s.need(0)) {
     Tensor dyw = w ? mul(dy, *w) : dy;

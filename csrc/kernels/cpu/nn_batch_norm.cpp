@@ -385,26 +385,10 @@ TN_REGISTER_STRUCTURED("aten::native_batch_norm_backward", batch_norm_backward_r
 // empty-input answer, else native_batch_norm (the CPU's only choice) and an empty reserve.
 void batch_norm_impl_index(Call& c) {
   const Tensor& x = c.tensor(0);
-  TN_CHECK(x->dim() >= 2, "batch_norm: expected an input of at least 2 dims, but got ",
-           dims_str(x->sizes()));
-  int64_t ch = x->size(1);
-  bool train = c.to_bool(5);
-  const char* names[] = {"", "weight", "bias", "running_mean", "running_var"};
-  for (size_t i : {3, 4}) {
-    const Tensor* t = c.optional_tensor(i);
-    if (t)
-      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
-               (*t)->numel());
-    else
-      TN_CHECK(train, names[i], " must be defined in evaluation mode");
-  }
-  for (size_t i : {1, 2}) {
-    const Tensor* t = c.optional_tensor(i);
-    if (t)
-      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
-               (*t)->numel());
-  }
   Tensor reserve = ops::empty({0}, ScalarType::Byte, x->device());
+  // Upstream answers an empty input before any check, even one of fewer than 2 dims (its
+  // channel count is then read past the sizes; ours says 0).
+  int64_t ch = x->dim() >= 2 ? x->size(1) : 0;
   if (x->numel() == 0) {
     ScalarType acc = x->dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
     Tensor out = ops::clone_contiguous(x);
@@ -421,6 +405,24 @@ void batch_norm_impl_index(Call& c) {
     c.ret(reserve);
     c.ret(Value::of_int(0));
     return;
+  }
+  TN_CHECK(x->dim() >= 2, "batch_norm: expected an input of at least 2 dims, but got ",
+           dims_str(x->sizes()));
+  bool train = c.to_bool(5);
+  const char* names[] = {"", "weight", "bias", "running_mean", "running_var"};
+  for (size_t i : {3, 4}) {
+    const Tensor* t = c.optional_tensor(i);
+    if (t)
+      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
+               (*t)->numel());
+    else
+      TN_CHECK(train, names[i], " must be defined in evaluation mode");
+  }
+  for (size_t i : {1, 2}) {
+    const Tensor* t = c.optional_tensor(i);
+    if (t)
+      TN_CHECK((*t)->numel() == ch, names[i], " should contain ", ch, " elements not ",
+               (*t)->numel());
   }
   std::vector<Value> r = call("aten::native_batch_norm",
                               {c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5),
