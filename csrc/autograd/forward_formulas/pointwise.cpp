@@ -54,9 +54,9 @@ std::vector<Tensor> self_clone(const Duals& x) {
 }
 std::vector<Tensor> mul_scalar(const Duals& x) { return {mul(x.t(0), x.scalar(1))}; }
 std::vector<Tensor> div_scalar(const Duals& x) { return {div(x.t(0), x.scalar(1))}; }
-// self_t * self_p.sgn()
+// self_t * self_p.sgn() (complex tangents are refused before, so sgn is sign)
 std::vector<Tensor> abs_jvp(const Duals& x) {
-  return {mul(x.t(0), call_tensor("aten::sgn", {V(x.p(0))}))};
+  return {mul(x.t(0), call_tensor("aten::sign", {V(x.p(0))}))};  // sgn of a real tensor
 }
 // where(condition, self_t, other_t)
 std::vector<Tensor> where_jvp(const Duals& x) {
@@ -77,6 +77,7 @@ TN_REGISTER_FORWARD("aten::add.Scalar", {ForwardKind::Formula, self_clone});
 TN_REGISTER_FORWARD("aten::sub.Tensor", {ForwardKind::Formula, sub_jvp});
 TN_REGISTER_FORWARD("aten::sub.Scalar", {kElementWise});
 TN_REGISTER_FORWARD("aten::rsub.Tensor", {ForwardKind::Formula, rsub_jvp});
+TN_REGISTER_FORWARD("aten::rsub.Scalar", {kElementWise});
 TN_REGISTER_FORWARD("aten::mul.Tensor", {ForwardKind::Formula, mul_jvp});
 TN_REGISTER_FORWARD("aten::mul.Scalar", {ForwardKind::Formula, mul_scalar});
 TN_REGISTER_FORWARD("aten::div.Tensor", {ForwardKind::Formula, div_jvp});
