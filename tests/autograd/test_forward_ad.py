@@ -86,6 +86,8 @@ case("to float64", lambda x: x.to(torch.float64), (3, 4))
 case("sum", lambda x: x.sum(), (3, 4))
 case("sum dim", lambda x: x.sum(1, keepdim=True), (3, 4))
 case("mean dim", lambda x: x.mean((0, 1)), (3, 4))
+case("log_softmax", lambda x: F.log_softmax(x, 1), (3, 4))
+case("cross_entropy", lambda x: F.cross_entropy(x, torch.tensor([1, 0, 3])), (3, 4))
 case("mlp", lambda x: F.linear(torch.tanh(F.linear(x, w, b)), rnd(2, 4)).sum(1), (6, 3))
 '''
 
@@ -167,7 +169,8 @@ with fwAD.dual_level():
 '''
 
 
-# gelu's and silu's tangents come from their backward kernels, an ulp from upstream's: graded
+# gelu's and silu's tangents come from their backward kernels, an ulp from upstream's, and
+# softmax's forward itself is an ulp away: graded
 # within upstream's own float32 error (its float32 tangent against its float64 one).
 CLOSE = r'''
 def tangent(fn, dtype):
@@ -176,7 +179,7 @@ def tangent(fn, dtype):
     with fwAD.dual_level():
         return fwAD.unpack_dual(fn(fwAD.make_dual(x, t))).tangent.double().flatten().tolist()
 for name, fn in {"gelu": F.gelu, "gelu tanh": lambda x: F.gelu(x, approximate="tanh"),
-                 "silu": F.silu}.items():
+                 "silu": F.silu, "softmax": lambda x: F.softmax(x, 0)}.items():
     out[name] = [tangent(fn, torch.float32), tangent(fn, torch.float64)]
 '''
 
