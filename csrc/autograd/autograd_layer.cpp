@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "autograd/formula.h"
+#include "autograd/forward_ad.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_variable.h"
 #include "autograd/view_history.h"
@@ -247,11 +248,14 @@ void autograd_kernel(Call& call) {
     for (size_t i = 0; i < call.args.size(); ++i) in_place = in_place || writes(call, i);
     node = prepare(call, formula_of(call.op_index), pretty_name(*call.op), in_place);
   }
+  // Forward AD (forward_ad.h): the one check a call pays while no dual level is live.
+  DualCallPtr dual = dual_level_live() ? forward_prepare(call) : nullptr;
   {
     // What the kernels below call inside is not differentiated again, nor version-bumped.
     ExcludeKeys below(key_bit(DispatchKey::Autograd) | key_bit(DispatchKey::ADInplaceOrView));
     redispatch_below(call, DispatchKey::Autograd);
   }
+  if (dual) forward_record(call, *dual);
   if (!record) return;
   int output_nr = 0;
   auto* fnode = dynamic_cast<FormulaNode*>(node.get());

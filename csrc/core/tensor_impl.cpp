@@ -163,7 +163,15 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 void TensorImpl::set_requires_grad(bool v) {
   if (!v && !autograd_) return;
   ensure_autograd_meta().requires_grad = v;
-  keys_ = v ? keys_ | key_bit(DispatchKey::Autograd) : keys_ & ~key_bit(DispatchKey::Autograd);
+  bool keyed = v || autograd_->has_tangent;
+  keys_ = keyed ? keys_ | key_bit(DispatchKey::Autograd) : keys_ & ~key_bit(DispatchKey::Autograd);
+}
+
+void TensorImpl::set_has_tangent(bool v) {
+  if (!v && !autograd_) return;
+  ensure_autograd_meta().has_tangent = v;
+  bool keyed = v || autograd_->requires_grad;
+  keys_ = keyed ? keys_ | key_bit(DispatchKey::Autograd) : keys_ & ~key_bit(DispatchKey::Autograd);
 }
 
 void TensorImpl::set_sizes_strides(Dims sizes, Dims strides, int64_t offset) {

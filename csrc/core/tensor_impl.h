@@ -42,6 +42,10 @@ struct AutogradMeta {
   // in-place write into its base or another view of it), the grad_fn is made again from the
   // base's history (csrc/autograd/view_history.cpp), as upstream's views regenerate theirs.
   uint32_t view_version = 0;
+  // Forward-mode AD (csrc/autograd/forward_grad.h): the tangent's holder, opaque here, and
+  // whether it holds one now (a dual tensor takes the Autograd key, as one requiring grad does).
+  Ptr<RefCounted> fw_grad;
+  bool has_tangent = false;
 };
 
 // Inference mode (torch.inference_mode), per thread. Tensors made while it is on are inference
@@ -112,6 +116,8 @@ class TensorImpl : public RefCounted {
   bool is_leaf() const { return !autograd_ || autograd_->is_leaf; }
   // Sets the flag and the Autograd key this tensor adds to every call it takes part in.
   void set_requires_grad(bool v);
+  // Sets AutogradMeta::has_tangent (forward AD's), keeping the Autograd key while either holds.
+  void set_has_tangent(bool v);
 
   // The keys beyond its back end's that this tensor adds to each call's key set (Autograd when
   // it requires grad, Python when it is a __torch_dispatch__ subclass).

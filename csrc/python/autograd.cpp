@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "autograd/engine.h"
+#include "autograd/forward_grad.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "dispatch/kernel.h"
@@ -618,7 +619,29 @@ PyObject* is_anomaly_enabled(PyObject*, PyObject*) { return PyBool_FromLong(anom
 PyObject* is_anomaly_check_nan_enabled(PyObject*, PyObject*) {
   return PyBool_FromLong(anomaly_check_nan());
 }
+// _enter_dual_level() and _exit_dual_level(level=...): forward AD's one level
+// (csrc/autograd/forward_grad.h).
+PyObject* enter_dual_level(PyObject*, PyObject*) {
+  TN_PY_TRY
+  return PyLong_FromLongLong(autograd::enter_dual_level());
+  TN_PY_CATCH(nullptr)
+}
+PyObject* exit_dual_level(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"level", nullptr};
+  long long level = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "L:_exit_dual_level", const_cast<char**>(kw),
+                                   &level))
+    return nullptr;
+  TN_PY_TRY
+  autograd::exit_dual_level(level);
+  Py_RETURN_NONE;
+  TN_PY_CATCH(nullptr)
+}
+
 PyMethodDef kAnomalyFunctions[] = {
+    {"_enter_dual_level", enter_dual_level, METH_NOARGS, nullptr},
+    {"_exit_dual_level", reinterpret_cast<PyCFunction>(exit_dual_level),
+     METH_VARARGS | METH_KEYWORDS, nullptr},
     {"set_anomaly_enabled", reinterpret_cast<PyCFunction>(set_anomaly_enabled),
      METH_VARARGS | METH_KEYWORDS, nullptr},
     {"is_anomaly_enabled", is_anomaly_enabled, METH_NOARGS, nullptr},

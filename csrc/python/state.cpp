@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/forward_grad.h"
 #include "autograd/grad_mode.h"
 #include "core/tensor_impl.h"
 #include "kernels/cpu/cpu_isa.h"
@@ -69,6 +70,7 @@ thread_local std::vector<signed char> t_values;
 bool flag_value(size_t i) {
   if (i == 0) return grad_mode_enabled();  // the core's (csrc/autograd/grad_mode.h)
   if (i == 1) return inference_mode_enabled();  // the core's (core/tensor_impl.h)
+  if (i == 2) return autograd::fw_grad_mode_enabled();  // csrc/autograd/forward_grad.h
   if (!g_flags[i].per_thread) return g_flags[i].value;
   if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
   return t_values[i] < 0 ? g_flags[i].value : t_values[i] != 0;
@@ -76,6 +78,7 @@ bool flag_value(size_t i) {
 
 void set_flag_value(size_t i, bool v) {
   if (i == 0) return set_grad_mode(v);
+  if (i == 2) return autograd::set_fw_grad_mode(v);
   if (!g_flags[i].per_thread) {
     g_flags[i].value = v;
     return;
