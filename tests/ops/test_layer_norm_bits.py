@@ -96,7 +96,7 @@ for dt in (torch.float32, torch.float64):
     grads(f"gelu none {dt} strided", F.gelu, (5, 203), dtype=dt, strided=True)
     # The 2-norm clip_grad_norm_ takes of every gradient and of their norms (its vector path:
     # rows of the innermost, contiguous elements), a tail past the last vector or none.
-    for n in (1, 7, 28, 32, 33, 1000, 65536):
+    for n in (1, 4, 5, 7, 12, 15, 28, 32, 33, 100, 1000, 65536):
         x = torch.randn(n, generator=gen, dtype=dt)
         out[f"vector_norm {dt} {n}"] = hexof(torch.linalg.vector_norm(x))
         out[f"foreach_norm {dt} {n}"] = [hexof(t) for t in torch._foreach_norm([x, 2 * x])]
