@@ -32,8 +32,38 @@ Category category(ScalarType t) {
   return is_floating(t) ? Category::Floating : Category::Integral;
 }
 
+namespace {
+// Dtypes upstream's promotion itself refuses, checked in its order (RuntimeError there too).
+bool in_range(ScalarType t, ScalarType lo, ScalarType hi) {
+  return static_cast<int>(t) >= static_cast<int>(lo) && static_cast<int>(t) <= static_cast<int>(hi);
+}
+bool is_bits(ScalarType t) { return in_range(t, ScalarType::Bits1x8, ScalarType::Bits16); }
+bool is_float8(ScalarType t) {
+  return in_range(t, ScalarType::Float8_e5m2, ScalarType::Float8_e4m3fnuz) ||
+         t == ScalarType::Float8_e8m0fnu;
+}
+bool is_wide_unsigned(ScalarType t) {  // uint16..uint64 and the sub-byte uint1..uint7
+  return in_range(t, ScalarType::UInt16, ScalarType::UInt7);
+}
+
+void refuse_as_upstream(ScalarType a, ScalarType b) {
+  if (is_quantized(a) || is_quantized(b))
+    TN_FAIL(Runtime, "promoteTypes with quantized numbers is not handled yet; figure out what "
+            "the correct rules should be, offending types: ", enum_name(a), " ", enum_name(b));
+  if (is_bits(a) || is_bits(b))
+    TN_FAIL(Runtime, "Promotion from ", enum_name(a), " and ", enum_name(b), " is unsupported.");
+  if (is_float8(a) || is_float8(b))
+    TN_FAIL(Runtime, "Promotion for Float8 Types is not supported, attempted to promote ",
+            enum_name(a), " and ", enum_name(b));
+  if (is_wide_unsigned(a) || is_wide_unsigned(b))
+    TN_FAIL(Runtime, "Promotion for uint16, uint32, uint64 types is not supported, attempted "
+            "to promote ", enum_name(a), " and ", enum_name(b));
+}
+}  // namespace
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  if (rank(a) < 0 || rank(b) < 0) refuse_as_upstream(a, b);
   TN_CHECK_KIND(rank(a) >= 0 && rank(b) >= 0, NotImplemented, "type promotion between ",
                 name(a), " and ", name(b), " is not implemented by torchnative");
   Category ca = category(a), cb = category(b);

@@ -10,6 +10,16 @@ const ScalarTypeInfo kScalarTypeInfo[kNumScalarTypes] = {
 #undef TN_INFO
 };
 
+const char* enum_name(ScalarType t) {
+  switch (t) {
+#define TN_ENUM_NAME(E, n, size, fl, cx, sg, ok, legacy, abbr) \
+  case ScalarType::E: return #E;
+    TN_FORALL_DTYPES(TN_ENUM_NAME)
+#undef TN_ENUM_NAME
+    default: return "Undefined";
+  }
+}
+
 const char* cpp_type_name(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "bool";

@@ -90,6 +90,8 @@ inline int itemsize(ScalarType t) { return info(t).itemsize; }
 inline bool is_floating(ScalarType t) { return info(t).is_floating; }
 // The C++ type name upstream's messages print for a dtype (caffe2::TypeMeta: "long int").
 const char* cpp_type_name(ScalarType t);
+// The c10::ScalarType name upstream's messages print: "Float", "Long", "Float8_e4m3fn".
+const char* enum_name(ScalarType t);
 inline bool is_quantized(ScalarType t) { return info(t).name[0] == 'q'; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return !info(t).is_floating && !info(t).is_complex &&

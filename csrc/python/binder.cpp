@@ -362,6 +362,35 @@ Tensor wrapped_number(PyObject* o) {
 }
 
 thread_local const char* t_binding_op = "";  // the op whose schema is being bound
+// Note [Enums are ints in torch.ops]: upstream's JIT types ScalarType, Layout and MemoryFormat as
+// int, so torch.ops spellings take a plain int (or bool) for them beside the torch objects and
+// return ScalarType results as ints (torch.ops.aten.promote_types.default(6, 4) is 6). Set while
+// binding a torch.ops call. An int outside an enum's range does not fit (upstream's build reads
+// past its tables there; ours refuses with the matcher's RuntimeError).
+thread_local bool t_enums_as_ints = false;
+
+// An int naming an enum value in torch.ops (Note [Enums are ints in torch.ops]).
+bool enum_int(PyObject* o, long long limit, long long* out) {
+  if (!t_enums_as_ints || !PyLong_Check(o)) return false;
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow || x < 0 || x >= limit) {
+    PyErr_Clear();
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+// upstream's c10::MemoryFormat numbering: Contiguous 0, Preserve 1, ChannelsLast 2, 3d 3.
+MemoryFormatKind memory_format_of_int(long long x) {
+  switch (x) {
+    case 0: return MemoryFormatKind::Contiguous;
+    case 1: return MemoryFormatKind::Preserve;
+    case 2: return MemoryFormatKind::ChannelsLast;
+    default: return MemoryFormatKind::ChannelsLast3d;
+  }
+}
 
 }  // namespace
 
@@ -444,17 +473,32 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
   }
     case TypeKind::ScalarType: {
     ScalarType st;
-    if (!as_dtype(o, &st)) return false;
+    long long x;
+    if (enum_int(o, kNumScalarTypes, &x)) st = static_cast<ScalarType>(x);
+    else if (!as_dtype(o, &st)) return false;
     *v = Value::of_dtype(st);
     return true;
   }
     case TypeKind::Layout: {
+    long long x;
+    // c10::Layout: Strided 0, then the sparse and mkldnn layouts (which ours refuses later).
+    if (enum_int(o, 8, &x)) {
+      v->tag = Value::Tag::Layout;
+      v->i = x == 0 ? 0 : 1;
+      return true;
+    }
     if (Py_TYPE(o) != &LayoutType) return false;
     v->tag = Value::Tag::Layout;
     v->i = o == strided_layout() ? 0 : 1;
     return true;
   }
     case TypeKind::MemoryFormat: {
+    long long x;
+    if (enum_int(o, 4, &x)) {
+      v->tag = Value::Tag::MemoryFormat;
+      v->memory_format = memory_format_of_int(x);
+      return true;
+    }
     if (!is_memory_format(o)) return false;
     v->tag = Value::Tag::MemoryFormat;
     v->memory_format = static_cast<MemoryFormatKind>(memory_format_of(o));
@@ -560,10 +604,7 @@ bool is_out_option(const char* kw) {
          std::strcmp(kw, "device") == 0 || std::strcmp(kw, "pin_memory") == 0;
 }
 
-std::string short_dtype_name(ScalarType t) {  // "Float", as upstream's ScalarType prints
-  std::string s = info(t).legacy_name;
-  return s.size() > 6 ? s.substr(0, s.size() - 6) : std::string(name(t));
-}
+
 
 // Upstream's check_out_type_matches: the options given beside out= must describe out.
 void check_out_options(const FunctionSchema& s, const Bound& b) {
@@ -573,8 +614,8 @@ void check_out_options(const FunctionSchema& s, const Bound& b) {
     if (s.arguments[i].is_out && b.values[i].tag == Value::Tag::Tensor) out = b.values[i].tensor.get();
   if (!out) return;
   if (b.out_dtype && *b.out_dtype != out->dtype())
-    TN_FAIL(Runtime, "dtype ", short_dtype_name(*b.out_dtype), " does not match dtype of out "
-            "parameter (", short_dtype_name(out->dtype()), ")");
+    TN_FAIL(Runtime, "dtype ", enum_name(*b.out_dtype), " does not match dtype of out "
+            "parameter (", enum_name(out->dtype()), ")");
   if (b.out_layout_strided && !*b.out_layout_strided)
     TN_FAIL(Runtime, "layout Sparse does not match layout of out parameter (Strided)");
   if (b.out_device && b.out_device->type != out->device().type)
@@ -794,6 +835,21 @@ std::string schema_mismatch(const FunctionSchema& s, const OpInfo& op, PyObject*
            std::to_string(nargs) + " was/were given.  Declaration: " + decl;
   auto mismatch = [&](const Argument& a, PyObject* v, size_t position) {
     std::string type = a.type.kind == TypeKind::Scalar && !a.type.is_list ? "number" : a.type.str();
+    bool enum_kind = a.type.kind == TypeKind::ScalarType || a.type.kind == TypeKind::Layout ||
+                     a.type.kind == TypeKind::MemoryFormat;
+    if (enum_kind && !a.type.is_list) type = a.type.optional ? "Optional[int]" : "int";
+    if (enum_kind && !a.type.is_list && PyLong_Check(v)) {  // an int past the enum's range
+      PyObject* r = PyObject_Repr(v);
+      std::string value = r ? PyUnicode_AsUTF8(r) : "?";
+      Py_XDECREF(r);
+      PyErr_Clear();
+      const char* kind = a.type.kind == TypeKind::ScalarType ? "ScalarType"
+                         : a.type.kind == TypeKind::Layout  ? "Layout"
+                                                            : "MemoryFormat";
+      return qual + "(): argument '" + a.name + "' is " + value + ", which names no " + kind +
+             " (upstream's matcher takes it unchecked).\nPosition: " +
+             std::to_string(position) + "\nDeclaration: " + decl;
+    }
     PyObject* r = PyObject_Repr(v);
     std::string value = r ? PyUnicode_AsUTF8(r) : "?";
     Py_XDECREF(r);
@@ -890,6 +946,8 @@ PyObject* tensor_list_to_list(const Value& v) {
 }
 
 PyObject* result_to_python(const Value& v, bool schema_names) {
+  if (schema_names && v.tag == Value::Tag::Dtype)  // Note [Enums are ints in torch.ops]
+    return PyLong_FromLong(static_cast<long>(v.dtype));
   bool list = v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList;
   return schema_names && list ? tensor_list_to_list(v) : to_python(v);
 }
@@ -1083,6 +1141,11 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   int chosen = -1;
   TN_PY_TRY
   WideIntSeen& wide = t_wide;
+  struct EnumsAsInts {  // Note [Enums are ints in torch.ops]; restored for nested calls
+    bool saved;
+    explicit EnumsAsInts(bool on) : saved(t_enums_as_ints) { t_enums_as_ints = on; }
+    ~EnumsAsInts() { t_enums_as_ints = saved; }
+  } enums_as_ints(schema_names);
   for (const Overload& o : overloads) {
     int op = with_out && !schema_names ? o.out : o.base;
     if (op < 0) continue;

@@ -54,16 +54,6 @@ void check_supported(const Tensor& t, const std::string& op) {
                 " has no kernel in torchnative for tensors of dtype ", name(t->dtype()));
 }
 
-const char* enum_name(ScalarType t) {
-  switch (t) {
-#define TN_ENUM_NAME(E, n, size, fl, cx, sg, ok, legacy, abbr) \
-  case ScalarType::E: return #E;
-    TN_FORALL_DTYPES(TN_ENUM_NAME)
-#undef TN_ENUM_NAME
-    default: return "Undefined";
-  }
-}
-
 
 Tensor expand_view(const Tensor& t, const Dims& sizes) {
   int64_t lead = static_cast<int64_t>(sizes.size()) - t->dim();

@@ -25,8 +25,6 @@ Tensor new_on(const Tensor& like, const Dims& sizes, ScalarType dtype);
 ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype);
 // Refuses dtypes torchnative does not compute (complex, fp8, ...) by name.
 void check_supported(const Tensor& t, const std::string& op);
-// Upstream's spellings: "Float" (ScalarType names) and "float" (C++ type names, TypeMeta).
-const char* enum_name(ScalarType t);
 // Broadcasts two shapes as upstream (RuntimeError naming the first mismatching dim).
 // A view of t expanded to sizes (stride 0 on broadcast dims); refuses sizes t cannot expand to,
 // in upstream's words.
