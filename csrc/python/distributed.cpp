@@ -257,6 +257,11 @@ bool adopt_opaque_meta() {
 // After the placeholders: ProcessGroup is a placeholder class; its BackendType enum is real.
 bool init_distributed_late() {
   if (!adopt_opaque_meta()) return false;
+  // The stubs declare ReduceOp.UNUSED; upstream does not bind it, so the surface's placeholder
+  // for it goes.
+  if (PyObject_HasAttrString(g_reduce_op, "UNUSED") &&
+      PyObject_DelAttrString(g_reduce_op, "UNUSED") != 0)
+    return false;
   PyObject* pg = PyObject_GetAttrString(module(kC10d), "ProcessGroup");
   if (!pg) return false;
   PyObject* list = PyList_New(0);
