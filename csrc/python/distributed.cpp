@@ -221,6 +221,16 @@ PyObject* pairs(const char* const* names, size_t n) {
 
 }  // namespace
 
+PyObject* opaque_base_meta() {
+  // _C loaded alone (tests of the bare surface) has no torch package to import it from.
+  if (!PyDict_GetItemString(PyImport_GetModuleDict(), "torch"))
+    return Py_NewRef(reinterpret_cast<PyObject*>(&PyType_Type));
+  PyObject* base = PyImport_ImportModule("torch._opaque_base");
+  PyObject* meta = base ? PyObject_GetAttrString(base, "OpaqueBaseMeta") : nullptr;
+  Py_XDECREF(base);
+  return meta;
+}
+
 bool init_distributed() {
   if (!module(kC10d)) return false;
   g_red_op_type = make_enum("RedOpType", "ReduceOp.RedOpType", pairs(kRedOps, 9));
@@ -241,9 +251,11 @@ bool init_distributed() {
 // as both metaclasses are plain subclasses of type.
 bool adopt_opaque_meta() {
   static const std::pair<const char*, const char*> kOpaque[] = {{kC10d, "ProcessGroup"}};
-  PyObject* base = PyImport_ImportModule("torch._opaque_base");
-  PyObject* meta = base ? PyObject_GetAttrString(base, "OpaqueBaseMeta") : nullptr;
-  Py_XDECREF(base);
+  PyObject* meta = opaque_base_meta();
+  if (meta == reinterpret_cast<PyObject*>(&PyType_Type)) {  // no torch package: keep ours
+    Py_DECREF(meta);
+    return true;
+  }
   bool ok = meta != nullptr;
   for (const auto& [mod, name] : kOpaque) {
     PyObject* cls = ok ? PyObject_GetAttrString(module(mod), name) : nullptr;

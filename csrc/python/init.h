@@ -42,6 +42,10 @@ bool init_schema_late();          // schema.cpp: JIT type objects
 bool init_autograd_late();        // autograd.cpp: grad_fn classes, _ImperativeEngine.run_backward
 bool init_distributed_late();     // distributed.cpp: ProcessGroup.BackendType
 
+// torch._opaque_base.OpaqueBaseMeta (new reference), the metaclass upstream binds ProcessGroup
+// and DTensor's placements with; plain `type` when _C is loaded without the torch package.
+PyObject* opaque_base_meta();  // distributed.cpp
+
 using InitFn = bool (*)();
 inline constexpr InitFn kInitFunctions[] = {
     init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,

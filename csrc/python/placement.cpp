@@ -197,9 +197,7 @@ PyTypeObject PartialType = make_type("torch._C._distributed.Partial", &Placement
 // The types take the tree's torch._opaque_base.OpaqueBaseMeta as metaclass, as upstream's do
 // (register_opaque_type requires it), set before they are readied.
 bool init_placements() {
-  PyObject* base = PyImport_ImportModule("torch._opaque_base");
-  PyObject* meta = base ? PyObject_GetAttrString(base, "OpaqueBaseMeta") : nullptr;
-  Py_XDECREF(base);
+  PyObject* meta = opaque_base_meta();
   if (!meta) return false;
   const std::pair<const char*, PyTypeObject*> kTypes[] = {
       {"Placement", &PlacementType}, {"Shard", &ShardType}, {"StridedShard", &StridedShardType},
