@@ -60,10 +60,25 @@ def test_placeholder_class_cannot_be_constructed_but_can_be_subclassed():
 
 
 def test_off_switches_are_absent_and_there_is_no_catch_all():
-    names = ["_c10d_init", "_cuda_getDeviceCount", "_rpc_init", "_mps_compileShader",
+    names = ["_cuda_getDeviceCount", "_rpc_init", "_mps_compileShader",
              "_xpu_getDeviceCount", "_dist_autograd_init", "no_such_name_anywhere"]
     got = ours(f"print(json.dumps([hasattr(C, n) for n in {names!r}]))")
     assert got == [False] * len(names)
+
+
+def test_c10d_is_on_and_rpc_is_off():
+    # c10d is on as in upstream's CPU wheel (torch.distributed imports); rpc and distributed
+    # autograd stay off here, so their packages switch themselves off (Note [torch.distributed
+    # in one process]).
+    got = run_json(OURS, """
+import json, torch
+import torch.distributed.rpc, torch.distributed.autograd
+C = torch._C
+print(json.dumps([hasattr(C, "_c10d_init"), C._c10d_init(), C._has_distributed(),
+                  torch.distributed.is_available(), torch.distributed.rpc.is_available(),
+                  torch.distributed.autograd.is_available()]))
+""")
+    assert got == [True, True, True, True, False, False]
 
 
 def test_build_flags_are_plain_bools():

@@ -6,7 +6,9 @@ Python tree resolves some of them while importing. Their schemas exist only in u
 so this runs in the upstream environment (the official wheel) at build time and writes them as a
 C++ table. Left out: ops the Python tree defines itself at import (torch.library._defs: prims::,
 rngprims::, ...; defining them twice would fail), ops the yaml already gives, and the namespaces
-of subsystems that are off here (distributed, CUDA symmetric memory, test ops).
+of test ops. Distributed's ops (c10d::, symm_mem::,
+_c10d_functional::, _dtensor::) are listed: the tree registers Meta and fake kernels for them at
+import; with no process group here, calling one refuses (Note [torch.distributed in one process]).
 Nothing it writes is committed.
 """
 
@@ -16,8 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-OFF_NAMESPACES = {"c10d", "_c10d_functional", "_c10d_functional_autograd", "symm_mem", "_dtensor",
-                  "_test", "static_runtime"}
+OFF_NAMESPACES = {"_test", "static_runtime"}
 
 
 def cstr(s: str) -> str:

@@ -1,8 +1,10 @@
 """Generate torch._C's name surface from the wheel's stubs and a scan of the Python tree.
 
 With --upstream-names (listed from the official wheel's torch._C at build time), a top-level
-name exists here exactly when upstream's CPU build has it, except the distributed subsystem,
-which is off here; without it, names the tree probes with hasattr are left out.
+name exists here exactly when upstream's CPU build has it, and so does a name of
+torch._C._distributed_c10d or torch._C._distributed (c10d is on; rpc and distributed autograd
+are off here, see Note [torch.distributed in one process]); without it, names the tree probes
+with hasattr are left out.
 
 Reads torch/_C/**/*.pyi (what upstream's _C declares) and scans torch/, torchgen/, functorch/ for
 names the tree reads from torch._C (attribute uses, `from torch._C import`) and for `hasattr`
@@ -89,14 +91,24 @@ class Surface:
 
 # Names upstream's CPU build has (listed from the upstream environment at build time), or None.
 UPSTREAM_NAMES: set[str] | None = None
-# Subsystems that are off here although upstream's CPU wheel has them: distributed.
-OFF_EVEN_IF_UPSTREAM = ("_c10d", "_rpc", "_dist_autograd", "_faulty_agent", "_distributed")
+# Subsystems that are off here although upstream's CPU wheel has them: rpc and distributed
+# autograd (their tree packages probe _rpc_init / _dist_autograd_init and switch themselves off).
+OFF_EVEN_IF_UPSTREAM = ("_rpc", "_dist_autograd", "_faulty_agent", "_distributed_rpc",
+                        "_distributed_autograd")
+# Names of mirrored modules that upstream has and we do not: there is no Gloo here, so
+# torch.distributed.is_gloo_available() says False and init_process_group("gloo") refuses.
+ABSENT_HERE = {"_distributed_c10d.ProcessGroupGloo", "_distributed_c10d._ProcessGroupWrapper"}
+# Stub modules that exist here when upstream's names are known; their names mirror upstream's.
+MIRRORED_MODULES = {"torch._C._distributed_c10d", "torch._C._distributed"}
 
 
 def off(name: str, probed: set[str], module: str = "torch._C") -> bool:
     if name in KEEP_PROBED:
         return False
     if UPSTREAM_NAMES is not None:
+        if module in MIRRORED_MODULES:
+            key = f"{module.rsplit('.', 1)[1]}.{name}"
+            return key not in UPSTREAM_NAMES or key in ABSENT_HERE
         if module != "torch._C":
             return name.startswith(OFF_EVEN_IF_UPSTREAM)
         # Mirror upstream's CPU build: absent there, absent here (its probes then agree).
@@ -147,6 +159,10 @@ def read_class(surface: Surface, module: str, node: ast.ClassDef) -> None:
              if not (b == "JitType" and node.name == "Type")]
     surface.add(module, "", node.name, "class", ",".join(bases))
     for item in node.body:
+        # A nested class (Backend.Options) is a placeholder class on its outer class; nested
+        # enums are hand-written where the tree needs them (ProcessGroup.BackendType).
+        if isinstance(item, ast.ClassDef) and not is_enum(item):
+            surface.add(module, node.name, item.name, "class", ",".join(base_names(item)))
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             decos = {ast.unparse(d) for d in item.decorator_list}
             kind = "attr" if "property" in decos else "method"
@@ -219,15 +235,16 @@ def main() -> int:
     probed, used = scan_tree(args.site)
     surface = Surface()
     stubs = sorted(stub_root.rglob("*.pyi"))
+    off_modules = OFF_MODULES - (MIRRORED_MODULES if UPSTREAM_NAMES is not None else set())
     for pyi in stubs:
         module = module_name(pyi, stub_root)
-        if module in OFF_MODULES:
+        if module in off_modules:
             continue
         if module != "torch._C":
             surface.add(module, "", "", "module")
     for pyi in stubs:
         module = module_name(pyi, stub_root)
-        if module in OFF_MODULES:
+        if module in off_modules:
             continue
         read_stub(surface, module, ast.parse(pyi.read_text()), probed)
     for name, members in EXTRA_ENUMS.items():

@@ -18,8 +18,9 @@ struct Parser {
   [[noreturn]] void fail(const char* what) const {
     TN_FAIL(Runtime, "schema parse error: ", what, " at position ", i, " in: ", s);
   }
+  // Any whitespace, as upstream's lexer: the tree defines multi-line schemas (FSDP's ops).
   void skip_ws() {
-    while (i < s.size() && s[i] == ' ') ++i;
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
   }
   bool peek(char c) {
     skip_ws();

@@ -32,12 +32,19 @@ bool init_autocast();        // autocast.cpp: autocast's state (enabling it refu
 bool init_saved_tensors();   // saved_tensors.cpp: saved-tensor hooks, SavedTensor, graph task
 bool init_inference_mode();  // inference_mode.cpp: torch._C._InferenceMode
 bool init_return_types();    // return_types.cpp: torch._C._return_types' named tuples
+bool init_distributed();     // distributed.cpp: c10d's ReduceOp, DebugLevel, debug-level functions
+bool init_placements();      // placement.cpp: torch._C._distributed's DTensor placements
 
 // Run after the placeholders exist: parts that replace members of placeholder classes.
 bool init_jit_late();             // jit.cpp
 bool init_dispatch_keys_late();   // dispatch_keys.cpp
 bool init_schema_late();          // schema.cpp: JIT type objects
 bool init_autograd_late();        // autograd.cpp: grad_fn classes, _ImperativeEngine.run_backward
+bool init_distributed_late();     // distributed.cpp: ProcessGroup.BackendType
+
+// torch._opaque_base.OpaqueBaseMeta (new reference), the metaclass upstream binds ProcessGroup
+// and DTensor's placements with; plain `type` when _C is loaded without the torch package.
+PyObject* opaque_base_meta();  // distributed.cpp
 
 using InitFn = bool (*)();
 inline constexpr InitFn kInitFunctions[] = {
@@ -46,9 +53,11 @@ inline constexpr InitFn kInitFunctions[] = {
     init_torch_function, init_tensor_new, init_storage,
     init_dynamo, init_tensor_convert, init_file_reader, init_backends, init_dispatch_mode, init_py_kernels,
     init_script_object, init_autograd_function, init_autocast, init_saved_tensors,
-    init_inference_mode, init_return_types,
+    init_inference_mode, init_return_types, init_distributed,
+    init_placements,
 };
 inline constexpr InitFn kLateInitFunctions[] = {init_jit_late, init_dispatch_keys_late,
-                                                  init_schema_late, init_autograd_late};
+                                                  init_schema_late, init_autograd_late,
+                                                  init_distributed_late};
 
 }  // namespace tn::py

@@ -476,6 +476,13 @@ PyObject* arg_default(PyObject* self, void*) {
   Py_DECREF(ast);
   return r;
 }
+// Argument.has_default_value(): whether the schema gives a default (DTensor's strategies ask).
+PyObject* arg_has_default(PyObject* self, PyObject*) {
+  return PyBool_FromLong(arg_of(self).default_text.has_value());
+}
+PyMethodDef arg_methods[] = {{"has_default_value", arg_has_default, METH_NOARGS, nullptr},
+                             {nullptr, nullptr, 0, nullptr}};
+
 PyObject* arg_str(PyObject* self) {
   const Argument& a = arg_of(self);
   std::string s = a.type.str() + (a.name.empty() ? "" : " " + a.name);
@@ -699,6 +706,7 @@ PyTypeObject ArgumentType_ = [] {
   PyTypeObject t = make_type("torch.Argument", sizeof(ArgumentObject), dealloc<ArgumentObject>,
                              arg_getset);
   t.tp_str = arg_str;
+  t.tp_methods = arg_methods;
   return t;
 }();
 PyTypeObject AliasType_ = make_type("torch._C._AliasInfo", sizeof(AliasObject),

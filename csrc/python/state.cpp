@@ -171,7 +171,8 @@ const Fixed kFixed[] = {
     {"_mps_is_available", Answer::False},
     {"_mps_is_in_bad_fork", Answer::False},
     {"_accelerator_hooks_device_count", Answer::MinusOne},
-    {"_has_distributed", Answer::False},  // upstream's wheel has it; ours is off
+    {"_has_distributed", Answer::True},
+    {"_c10d_init", Answer::True},  // torch.distributed's import asks it once  // c10d is on (Note [torch.distributed in one process])
 };
 // clang-format on
 

@@ -191,7 +191,8 @@ PyObject* placeholder_meta() {
 // A placeholder class: subclassable (the tree defines classes on top of many), constructing it
 // raises NotImplementedError naming it.
 PyObject* make_class(PyObject* mod, const Entry& e) {
-  std::string qual = std::string(e.module) + "." + e.name;
+  std::string inner = *e.cls ? std::string(e.cls) + "." + e.name : std::string(e.name);
+  std::string qual = std::string(e.module) + "." + inner;
   PyObject* bases_list = PyList_New(0);
   for (const auto& b : split(e.extra)) {
     PyObject* base = resolve_base(mod, b);
@@ -221,6 +222,9 @@ PyObject* make_class(PyObject* mod, const Entry& e) {
       meta = reinterpret_cast<PyObject*>(Py_TYPE(b));
   }
   PyDict_SetItemString(dict, "__torchnative_placeholder__", Py_True);
+  PyObject* qualname = PyUnicode_FromString(inner.c_str());
+  PyDict_SetItemString(dict, "__qualname__", qualname);
+  Py_DECREF(qualname);
   PyObject* cls = PyObject_CallFunction(meta, "sOO", e.name, bases, dict);
   Py_DECREF(bases);
   Py_DECREF(dict);
@@ -289,6 +293,23 @@ bool has(PyObject* owner, const char* name) {
   return PyDict_GetItemString(d, name) != nullptr;
 }
 
+// Makes the placeholder class e.cls.e.name unless its outer class is missing or already has it.
+bool add_nested_class(PyObject* mod, const Entry& e) {
+  PyObject* outer = PyObject_GetAttrString(mod, e.cls);
+  if (!outer) {
+    PyErr_Clear();
+    return true;
+  }
+  bool ok = true;
+  if (PyType_Check(outer) && !has(outer, e.name)) {
+    PyObject* cls = make_class(mod, e);
+    ok = cls && PyObject_SetAttrString(outer, e.name, cls) == 0;
+    Py_XDECREF(cls);
+  }
+  Py_DECREF(outer);
+  return ok;
+}
+
 }  // namespace
 
 PyObject* placeholder(const char* qualname) { return make_placeholder(&PlaceholderType, qualname); }
@@ -347,6 +368,10 @@ bool build_surface() {
     const Entry& e = kTable[i];
     if (e.kind != kClass && e.kind != kEnum) continue;
     PyObject* mod = module(e.module);
+    if (*e.cls) {  // a nested class: an attribute of its (already made) outer class
+      if (!add_nested_class(mod, e)) return false;
+      continue;
+    }
     if (has(mod, e.name)) continue;
     PyObject* cls = nullptr;
     if (e.kind == kEnum) {

@@ -13,12 +13,10 @@ tests/autograd/test_lm_training.py (one warm-up step runs at learning rate 0, so
 losses carry upstream's bits; after that, twice upstream's own float32
 error, measured by upstream running the same Trainer in float64).
 
-One patch, the same in both processes: distributed is off in ours (docs/DESIGN_NOTES.md, Note
-[Name surface mirrors upstream's CPU build]), and the Trainer imports torch.distributed.tensor
-on every step only to ask whether parameters or gradients are DTensors on several meshes
-(transformers.trainer_optimizer.has_mixed_dtensor). Without distributed no DTensor can exist, so
-the answer is False, which is what the patch returns. The test below it, strict xfail, runs the
-unpatched Trainer and turns red the day torch.distributed imports in ours: then drop the patch.
+No patch: the Trainer imports torch.distributed.tensor on every step to ask whether parameters
+or gradients are DTensors on several meshes (transformers.trainer_optimizer.has_mixed_dtensor),
+and that import now works in ours as in upstream (docs/DESIGN_NOTES.md, Note [torch.distributed
+in one process]); both sides answer False (no DTensor exists).
 """
 
 from __future__ import annotations
@@ -35,9 +33,6 @@ import torch, transformers
 from transformers import (BertConfig, BertForSequenceClassification, GPT2Config, GPT2LMHeadModel,
                           Trainer, TrainingArguments)
 transformers.logging.set_verbosity_error()
-if PATCH:
-    import transformers.trainer
-    transformers.trainer.has_mixed_dtensor = lambda tensors: False
 out = {}
 def hexof(t):
     return t.detach().contiguous().numpy().tobytes().hex()
@@ -102,7 +97,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs():
-    head = "PATCH = True\n" + PRELUDE
+    head = PRELUDE
     return (_both.run_json(_both.OURS, head + "DTYPES = ('float32',)" + BODY),
             _both.run_json(_both.UPSTREAM, head + "DTYPES = ('float32', 'float64')" + BODY))
 
@@ -115,13 +110,3 @@ def test_trainer_trains_as_upstream(runs, name):
     # The schedule is the Trainer's: the same learning rate at every logged step.
     assert ours[key]["lrs"] == up[key]["lrs"], (ours[key]["lrs"], up[key]["lrs"])
     check_run(ours, up, name, "None")
-
-
-@pytest.mark.xfail(strict=True, reason="the Trainer imports torch.distributed.tensor on every "
-                   "step (has_mixed_dtensor), and torch._C._distributed_c10d is off in ours")
-def test_trainer_without_the_dtensor_patch(runs):
-    # Upstream's has_mixed_dtensor answers False here too (no DTensor), so its patched run is
-    # the reference.
-    ours = _both.run_json(_both.OURS, "PATCH = False\n" + PRELUDE + "DTYPES = ('float32',)" +
-                          BODY)
-    check_run(ours, runs[1], "gpt2", "None")
