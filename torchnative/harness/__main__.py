@@ -309,9 +309,9 @@ def main(argv: list[str]) -> int:
     summary = evaluate(folder, run_dir, all_keys, implemented, reach,
                        subset=bool(args.only), inject=args.inject)
     if args.bwd_samples > 0:
-        bwd_folder = draw_backward(args.cache, folder, keys, args.bwd_samples, args.jobs)
-        replay_all(bwd_folder, keys, run_dir / "backward", args.inject, args.jobs, "BWD")
-        summary["backward"] = evaluate_backward(bwd_folder, run_dir / "backward", keys,
+        bwd_folder = draw_backward(args.cache, folder, all_keys, args.bwd_samples, args.jobs)
+        replay_all(bwd_folder, all_keys, run_dir / "backward", args.inject, args.jobs, "BWD")
+        summary["backward"] = evaluate_backward(bwd_folder, run_dir / "backward", all_keys,
                                                 implemented)
         summary["backward_folder"] = str(bwd_folder)
     summary["draw_folder"] = str(folder)

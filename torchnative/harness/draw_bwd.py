@@ -1,7 +1,7 @@
 """Upstream's half of the backward grading: gradients of recorded forward cases, as exact bytes.
 
 Runs under .venv-upstream only (`python draw_bwd.py DRAW_DIR OUT_DIR --keys FILE`). For each
-OpInfo entry that supports autograd, and each of its float32 and float64 samples (at most
+OpInfo entry that supports autograd, and each written case (extra:aten.X), and each of its float32 and float64 samples (at most
 --max-samples per dtype), one case of the forward draw is taken (the entry's own call: its
 torch.X, method or operator spelling, else its aten spelling) and backward.run_backward computes
 its gradients, drawing the cotangents; float32 samples are rerun in float64 (inputs and
@@ -108,7 +108,9 @@ def main(argv: list[str]) -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     for n, key in enumerate(keys):
-        if autograd.get(key):
+        # A written case (extra:aten.X) is graded backward too: upstream's own run says whether
+        # it differentiates (a gradient, an error ours must raise too, or nothing to grade).
+        if key.startswith("extra:") or autograd.get(key):
             record = draw_entry(codec.load(entry_file(args.draw_dir, key)), args.max_samples)
         else:
             record = {"key": key, "cases": [], "skipped": [], "version": BWD_VERSION,
