@@ -51,6 +51,12 @@ def main() -> int:
             diff = differentiable[key]
         elif functional in differentiable:
             diff = differentiable[functional]
+        elif str(f.func.name.name).startswith("_foreach_") and key not in out_of:
+            # Upstream derives a foreach op's derivative from its per-tensor op's formula;
+            # ours records the call (a leaf written in place refuses as upstream's does) and
+            # refuses at backward until those derivatives are written (autograd, issue 8).
+            base = str(f.func.name.name)[len("_foreach_"):].rstrip("_")
+            diff = any(k.split(".")[0] == base and v for k, v in differentiable.items())
         elif key in out_of and not f.has_composite_implicit_autograd_kernel:
             # An out= variant of a differentiable op goes through the Autograd key only to
             # refuse, as upstream's generated code does: "functions with out=... arguments

@@ -114,6 +114,8 @@ bool any_requires_grad(const Call& call) {
   return false;
 }
 
+std::string pretty_name(const OpInfo& op);
+
 bool writes(const Call& call, size_t i) {
   const auto& args = call.schema->arguments;
   return i < args.size() && args[i].type.alias && args[i].type.alias->is_write;
@@ -125,6 +127,17 @@ void check_writes(const Call& call) {
   const auto& args = call.schema->arguments;
   for (size_t i = 0; i < args.size() && i < call.args.size(); ++i) {
     const Value& v = call.args[i];
+    if (writes(call, i) && v.tag == Value::Tag::TensorList) {  // the in-place foreach ops
+      for (const Tensor& t : v.tensors)
+        if (t && t->requires_grad() && t->is_leaf())
+          TN_FAIL(Runtime, "a leaf Variable that requires grad is being used in an in-place "
+                  "operation.");
+      for (const Tensor& t : v.tensors)
+        TN_CHECK_KIND(!t || !t->requires_grad(), NotImplemented, "torchnative: ",
+                      pretty_name(*call.op), " writing in place into tensors that require "
+                      "grad is not implemented (autograd, issue 8)");
+      continue;
+    }
     if (!writes(call, i) || v.tag != Value::Tag::Tensor || !v.tensor) continue;
     if (args[i].is_out)
       TN_FAIL(Runtime, call.schema->name.substr(call.schema->name.find("::") + 2),
