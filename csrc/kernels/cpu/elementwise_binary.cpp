@@ -59,13 +59,13 @@ void add_with_alpha(EwIter& it, const Scalar& alpha) {
     } else if constexpr (std::is_floating_point_v<A>) {
       A al = static_cast<A>(scalar_as<T>(alpha, it.common));
       if (al == A(1)) {
-        ew_run<T, T, T>(it, [](A a, A b) { return a + b; });
+        ew_run_wide<T, T, T>(it, [](A a, A b) { return a + b; });
       } else if constexpr (is_reduced_float_v<T>) {
         ew_run_split<T, T, T>(
             it, [=](A a, A b) { return std::fma(b, al, a); },
             [=](A a, A b) { return a + static_cast<A>(T(al * b)); });
       } else {
-        ew_run<T, T, T>(it, [=](A a, A b) { return std::fma(b, al, a); });
+        ew_run_wide<T, T, T>(it, [=](A a, A b) { return std::fma(b, al, a); });
       }
     } else {
       T al = scalar_as<T>(alpha, it.common);
@@ -126,7 +126,7 @@ void mul_compute(EwIter& it, const Call&) {
     if constexpr (std::is_same_v<T, bool>)
       ew_run<bool, bool, bool>(it, [](bool a, bool b) { return a && b; });
     else
-      ew_run<T, T, T>(it, [](A a, A b) { return m::wrap_mul(a, b); });
+      ew_run_wide<T, T, T>(it, [](A a, A b) { return m::wrap_mul(a, b); });
   });
 }
 
@@ -149,7 +149,7 @@ void div_true(EwIter& it) {
   ew_dispatch<kEwFloats>(it.common, "div_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run<T, T, T>(it, [](A a, A b) { return a / b; });
+    ew_run_wide<T, T, T>(it, [](A a, A b) { return a / b; });
   });
 }
 

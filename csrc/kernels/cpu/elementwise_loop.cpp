@@ -49,6 +49,14 @@ bool lay_out_flat(EwIter& it, const EwSpec& s, const TensorImpl& out, const char
 
 }  // namespace
 
+bool ew_cpu_has_avx2_fma() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+
 // The per-call path allocates nothing once warm: the iteration is a pooled EwIter whose vectors
 // keep their capacity (ew_cpu_run), and the dim sort works in place on a thread-local scratch.
 void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op_key) {

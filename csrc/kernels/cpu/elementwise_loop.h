@@ -329,6 +329,33 @@ void ew_run(const EwIter& it, F&& f) {
               char* const*) { ew_detail::core(o, in, m, f, Seq{}); });
 }
 
+// Whether this CPU runs AVX2 and FMA instructions (elementwise_loop.cpp; cached), whatever
+// ATEN_CPU_CAPABILITY says: ew_run_wide's choice changes speed only, never bits.
+bool ew_cpu_has_avx2_fma();
+
+namespace ew_detail {
+
+// ew_run compiled for AVX2+FMA: `flatten` inlines the whole loop (and f) into this function, so
+// it is generated for 8 floats a vector and std::fma becomes one vfmadd instruction rather than
+// a call into libm's software fma (about 2 ns an element on the baseline build: add_(t, alpha),
+// lerp_ and addcmul_ ran 14x slower than upstream's). The TUs that call ew_run_wide are compiled
+// with -ffp-contract=off (CMakeLists.txt), so no a * b + c is fused that was not fused before.
+template <typename Out, typename... In, typename F>
+__attribute__((target("avx2,fma"), flatten)) void ew_run_avx2(const EwIter& it, F& f) {
+  ew_run<Out, In...>(it, f);
+}
+
+}  // namespace ew_detail
+
+// ew_run for functors made only of IEEE-exact steps (+, -, *, /, sqrt, std::fma, comparisons):
+// their result per element does not depend on the vector width or the instruction set, so they
+// take the AVX2+FMA build where the CPU runs it (Note [Wide builds of exact elementwise loops]).
+template <typename Out, typename... In, typename F>
+void ew_run_wide(const EwIter& it, F&& f) {
+  if (ew_cpu_has_avx2_fma()) return ew_detail::ew_run_avx2<Out, In...>(it, f);
+  ew_run<Out, In...>(it, f);
+}
+
 // A unary op over contiguous chunks (at most kChunk elements, in order, converted as ew_run
 // converts): f(out, in, m), for array functions whose result per element does not depend on the
 // chunking (MKL's vector math). out may be in (in place).

@@ -23,7 +23,7 @@ void addcmul_compute(EwIter& it, const Call& c) {
     using A = acc_t<T>;
     if constexpr (std::is_floating_point_v<A>) {
       const A v = static_cast<A>(value.to_double());
-      ew_run<T, T, T, T>(it, [v](A s, A a, A b) { return std::fma(v * a, b, s); });
+      ew_run_wide<T, T, T, T>(it, [v](A s, A a, A b) { return std::fma(v * a, b, s); });
     } else {
       // Integer arithmetic wraps, as upstream's does.
       using U = std::make_unsigned_t<A>;
@@ -42,7 +42,7 @@ void addcdiv_compute(EwIter& it, const Call& c) {
     using T = decltype(zero);
     using A = acc_t<T>;
     const A v = static_cast<A>(value.to_double());
-    ew_run<T, T, T, T>(it, [v](A s, A a, A b) { return s + (v * a) / b; });
+    ew_run_wide<T, T, T, T>(it, [v](A s, A a, A b) { return s + (v * a) / b; });
   });
 }
 
@@ -60,7 +60,12 @@ void lerp_scalar_compute(EwIter& it, const Call& c) {
     using T = decltype(zero);
     using A = acc_t<T>;
     const A w = static_cast<A>(weight.to_double());
-    ew_run<T, T, T>(it, [w](A s, A e) { return lerp_one(s, e, w); });
+    // lerp_one's choice taken once for the whole tensor, so that the loop has no branch and
+    // vectorises (lerp_ of Adam's first moment); the same two fused steps as lerp_one's.
+    if (std::abs(w) < A(0.5))
+      ew_run_wide<T, T, T>(it, [w](A s, A e) { return std::fma(w, e - s, s); });
+    else
+      ew_run_wide<T, T, T>(it, [w](A s, A e) { return std::fma(w - A(1), e - s, e); });
   });
 }
 
@@ -68,7 +73,7 @@ void lerp_tensor_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "lerp_kernel_tensor", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run<T, T, T, T>(it, [](A s, A e, A w) { return lerp_one(s, e, w); });
+    ew_run_wide<T, T, T, T>(it, [](A s, A e, A w) { return lerp_one(s, e, w); });
   });
 }
 
