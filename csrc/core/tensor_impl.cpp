@@ -3,6 +3,7 @@
 
 #include "core/backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -81,6 +82,34 @@ bool suggests_channels_last(const TensorImpl& t) {
     if (d == 0 && min == t.stride(1)) return false;
     min = t.stride(d);
     if (t.size(d) > 1) min *= t.size(d);
+  }
+  return true;
+}
+
+Dims channels_last_strides(const Dims& sizes) {
+  Dims strides(sizes.size());
+  int64_t step = 1;
+  strides[1] = step;
+  step *= std::max<int64_t>(sizes[1], 1);
+  for (size_t d = sizes.size() - 1; d >= 2; --d) {
+    strides[d] = step;
+    step *= std::max<int64_t>(sizes[d], 1);
+  }
+  strides[0] = step;
+  return strides;
+}
+
+bool is_channels_last_contiguous(const TensorImpl& t) {
+  int64_t nd = t.dim();
+  if (nd != 4 && nd != 5) return false;
+  int64_t order[5] = {1, nd - 1, nd - 2, nd - 3, 0};
+  if (nd == 4) order[3] = 0;
+  int64_t expected = 1;
+  for (int64_t k = 0; k < nd; ++k) {
+    int64_t d = order[k];
+    if (t.size(d) == 1) continue;
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
   }
   return true;
 }

@@ -177,6 +177,12 @@ std::string dims_str(const Dims& d);
 // tensor whose strides order the channels innermost, then the spatial dims, then the batch
 // (c10's is_channels_last_strides_2d/3d, ambiguous layouts resolved as upstream's are).
 bool suggests_channels_last(const TensorImpl& t);
+// Channels-last strides for 4-d (5-d) sizes: C innermost, then the spatial dims from the last,
+// then N (c10's get_channels_last_strides_2d/3d; a size of 0 steps as 1).
+Dims channels_last_strides(const Dims& sizes);
+// t.is_contiguous(memory_format=channels_last(_3d)): the strides of its dims of size > 1 are
+// channels_last_strides' (c10's compute_channels_last_contiguous_2d/3d); false for other ranks.
+bool is_channels_last_contiguous(const TensorImpl& t);
 
 // Size arithmetic, every product and sum checked (Note [Checked size arithmetic]).
 // Contiguous (row-major) strides for sizes.

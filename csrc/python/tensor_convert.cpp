@@ -20,8 +20,14 @@ struct Target {
   std::optional<Device> device;
   bool copy = false;
   bool non_blocking = false;
-  bool contiguous = false;  // memory_format=torch.contiguous_format (else preserve)
+  MemoryFormat format = MemoryFormat::Preserve;  // memory_format= (None: preserve)
 };
+
+// Upstream's suggest_memory_format() for t, in the Python enum.
+MemoryFormat suggested_format(const TensorImpl& t) {
+  if (!suggests_channels_last(t)) return MemoryFormat::Contiguous;
+  return t.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+}
 
 // Upstream's to(): self itself when dtype and device already are what is asked, no copy is
 // asked for, and the memory format asked is preserve or the one self's strides suggest
@@ -31,13 +37,13 @@ PyObject* convert(PyObject* self, const Target& t) {
   ScalarType dt = t.dtype.value_or(impl->dtype());
   Device dev = t.device.value_or(impl->device());
   if (!t.copy && dt == impl->dtype() && dev.type == impl->device().type &&
-      (!t.contiguous || !suggests_channels_last(*impl)))
+      (t.format == MemoryFormat::Preserve || t.format == suggested_format(*impl)))
     return Py_NewRef(self);
   TN_PY_TRY
   Value mf;
-  if (t.contiguous) {
+  if (t.format != MemoryFormat::Preserve) {
     mf.tag = Value::Tag::MemoryFormat;
-    mf.memory_format = MemoryFormatKind::Contiguous;
+    mf.memory_format = static_cast<MemoryFormatKind>(static_cast<int8_t>(t.format));
   }
   std::vector<Value> args{Value::of(Tensor(impl)), Value::of_dtype(dt), Value{},
                           Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking), mf};
@@ -114,7 +120,7 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
           PyErr_SetString(PyExc_TypeError, "to(): memory_format must be a torch.memory_format");
           return false;
         }
-        t.contiguous = value != Py_None && memory_format_of(value) == MemoryFormat::Contiguous;
+        if (value != Py_None) t.format = memory_format_of(value);
         *memory_format = value;  // channels_last is refused by the caller (supported_format)
       } else {
         PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%s'", k);
@@ -125,20 +131,16 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
   return true;
 }
 
-// False (an error set) for a channels_last memory format: upstream's RuntimeError when self
-// (if given) has the wrong rank for it, else our refusal by name.
+// False (an error set) for a channels_last memory format that self (if given) has the wrong
+// rank for: upstream's RuntimeError.
 bool supported_format(PyObject* mf, const TensorImpl* self) {
   if (mf == Py_None) return true;
   MemoryFormat f = memory_format_of(mf);
-  if (f == MemoryFormat::Preserve || f == MemoryFormat::Contiguous) return true;
+  if (f == MemoryFormat::Preserve || f == MemoryFormat::Contiguous || !self) return true;
   const bool is_3d = f == MemoryFormat::ChannelsLast3d;
-  if (self && self->dim() != (is_3d ? 5 : 4)) {
-    PyErr_Format(PyExc_RuntimeError, "required rank %d tensor to use %s format", is_3d ? 5 : 4,
-                 is_3d ? "channels_last_3d" : "channels_last");
-    return false;
-  }
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "to(memory_format=...) with channels_last is not implemented");
+  if (self->dim() == (is_3d ? 5 : 4)) return true;
+  PyErr_Format(PyExc_RuntimeError, "required rank %d tensor to use %s format", is_3d ? 5 : 4,
+               is_3d ? "channels_last_3d" : "channels_last");
   return false;
 }
 
@@ -176,7 +178,7 @@ PyObject* m_as(PyObject* self, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   if (!supported_format(mf, impl_of(self))) return nullptr;
-  t.contiguous = mf != Py_None && memory_format_of(mf) == MemoryFormat::Contiguous;
+  if (mf != Py_None) t.format = memory_format_of(mf);
   return convert(self, t);
 }
 

@@ -117,13 +117,21 @@ PyObject* m_is_contiguous(PyObject* self, PyObject* args, PyObject* kwargs) {
   PyObject* mf = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:is_contiguous", const_cast<char**>(kw), &mf))
     return nullptr;
-  if (mf && (!is_memory_format(mf) || memory_format_of(mf) != MemoryFormat::Contiguous)) {
-    PyErr_SetString(PyExc_NotImplementedError,
-                    "is_contiguous(memory_format=...) other than contiguous_format is not "
-                    "implemented by torchnative");
+  if (mf && !is_memory_format(mf)) {
+    PyErr_SetString(PyExc_TypeError, "is_contiguous(): argument 'memory_format' must be "
+                    "torch.memory_format");
     return nullptr;
   }
-  return PyBool_FromLong(T(self)->is_contiguous());
+  MemoryFormat f = mf ? memory_format_of(mf) : MemoryFormat::Contiguous;
+  if (f == MemoryFormat::Preserve) {
+    PyErr_SetString(PyExc_RuntimeError, "is_contiguous: unsupported memory format "
+                    "torch.preserve_format");
+    return nullptr;
+  }
+  if (f == MemoryFormat::Contiguous) return PyBool_FromLong(T(self)->is_contiguous());
+  // channels_last asks a 4-d tensor, channels_last_3d a 5-d one; other ranks are false.
+  int64_t want = f == MemoryFormat::ChannelsLast ? 4 : 5;
+  return PyBool_FromLong(T(self)->dim() == want && is_channels_last_contiguous(*T(self)));
 }
 
 PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {

@@ -204,7 +204,7 @@ Grads vector_norm_backward(const Saved& s, const Grads& g) {
     norm = unsqueeze_dims(norm, dims, n);
   }
   Tensor sgn = op1("aten::sign", self);
-  if (p == 0.0) return {call_tensor("aten::zeros_like", {V(self)})};
+  if (p == 0.0) return {Tensor()};  // upstream returns an undefined gradient: None
   if (p == 1.0) return {mul(sgn, grad)};
   if (p == 2.0) return {mul(grad, masked_fill(div(self, norm), eq_scalar(norm, 0.0), 0.0))};
   Tensor self_abs = op1("aten::abs", self);

@@ -77,8 +77,7 @@ TN_REGISTER_COMPOSITE("aten::full.out", full_out);
 Tensor like(const Call& c, size_t opts_at) {
   const Tensor& self = c.tensor(0);
   Opts o = options_at(c, opts_at, {self->dtype(), self->device()});
-  bool preserve = is_preserve(c.arg(opts_at + 4), self->dim(), c.key());
-  Dims strides = preserve ? preserve_strides(*self) : contiguous_strides(self->sizes());
+  Dims strides = strides_in_format(*self, format_of(c.arg(opts_at + 4), self->dim()));
   return empty_strided(self->sizes(), strides, o.dtype, o.device);
 }
 void empty_like(Call& c) { c.ret(like(c, 1)); }

@@ -24,13 +24,20 @@ void reshape(Call& c) { c.ret(reshape_of(c.tensor(0), c.int_list(1))); }
 TN_REGISTER_COMPOSITE("aten::reshape", reshape);
 
 // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format): self itself when
-// already contiguous.
+// already contiguous in that format, else a clone in it.
 void contiguous(Call& c) {
   const Tensor& self = c.tensor(0);
-  bool preserve = !c.arg(1).is_none() && is_preserve(c.arg(1), self->dim(), c.key());
-  if (self->is_contiguous()) return c.ret(self);
-  TN_CHECK(!preserve, "preserve memory format is unsupported by the contiguous operator");
-  c.ret(clone_contiguous(self));
+  MemoryFormatKind f = c.arg(1).is_none() ? MemoryFormatKind::Contiguous
+                                          : format_of(c.arg(1), self->dim());
+  bool cl = f == MemoryFormatKind::ChannelsLast || f == MemoryFormatKind::ChannelsLast3d;
+  if (cl ? is_channels_last_contiguous(*self) : self->is_contiguous()) return c.ret(self);
+  TN_CHECK(f != MemoryFormatKind::Preserve,
+           "preserve memory format is unsupported by the contiguous operator");
+  if (!cl) return c.ret(clone_contiguous(self));
+  Tensor out = empty_strided(self->sizes(), channels_last_strides(self->sizes()), self->dtype(),
+                             self->device());
+  copy_(out, self);
+  c.ret(out);
 }
 TN_REGISTER_COMPOSITE("aten::contiguous", contiguous);
 
@@ -51,29 +58,27 @@ void flatten(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::flatten.using_ints", flatten);
 
-// A new tensor shaped like self under memory_format (preserve keeps dense layouts' strides).
-Tensor alloc_like(const Tensor& self, ScalarType dtype, Device device, bool preserve) {
-  Dims strides = preserve ? preserve_strides(*self) : contiguous_strides(self->sizes());
-  return empty_strided(self->sizes(), strides, dtype, device);
+// A new tensor shaped like self under memory format f.
+Tensor alloc_like(const Tensor& self, ScalarType dtype, Device device, MemoryFormatKind f) {
+  return empty_strided(self->sizes(), strides_in_format(*self, f), dtype, device);
 }
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 void clone(Call& c) {
   const Tensor& self = c.tensor(0);
-  bool preserve = is_preserve(c.arg(1), self->dim(), c.key());
-  Tensor out = alloc_like(self, self->dtype(), self->device(), preserve);
+  Tensor out = alloc_like(self, self->dtype(), self->device(), format_of(c.arg(1), self->dim()));
   copy_(out, self);
   c.ret(out);
 }
 TN_REGISTER_COMPOSITE("aten::clone", clone);
 
 // The conversion behind every aten::to: allocate on the target device, copy when it holds bytes.
-Tensor to_copy(const Tensor& self, ScalarType dtype, Device device, bool preserve) {
+Tensor to_copy(const Tensor& self, ScalarType dtype, Device device, MemoryFormatKind f) {
   TN_CHECK_KIND(info(dtype).supported, NotImplemented, "aten::_to_copy has no kernel in "
                 "torchnative for dtype ", name(dtype));
   TN_CHECK_KIND(!(self->device().type == DeviceType::Meta && device.type != DeviceType::Meta),
                 NotImplemented, "Cannot copy out of meta tensor; no data!");
-  Tensor out = alloc_like(self, dtype, device, preserve);
+  Tensor out = alloc_like(self, dtype, device, f);
   // Across devices too: copy_ runs on the higher back end of the two, through its contract
   // (meta's copies nothing).
   copy_(out, self);
@@ -90,17 +95,16 @@ void to_copy_op(Call& c) {
                 ": pin_memory=True is not implemented by torchnative");
   ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
   Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
-  c.ret(to_copy(self, dtype, device, is_preserve(c.arg(6), self->dim(), c.key())));
+  c.ret(to_copy(self, dtype, device, format_of(c.arg(6), self->dim())));
 }
 TN_REGISTER_COMPOSITE("aten::_to_copy", to_copy_op);
 
 // Upstream's to(): self itself when nothing changes and no copy is asked for, else a call of
 // _to_copy (CompositeImplicit upstream: a dispatch mode sees the _to_copy).
-Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf,
-               const std::string& key) {
-  bool preserve = is_preserve(mf, self->dim(), key);  // refuses what we do not implement
+Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, const Value& mf) {
+  MemoryFormatKind f = format_of(mf, self->dim());
   if (!copy && dtype == self->dtype() && device.type == self->device().type &&
-      (preserve || !suggests_channels_last(*self)))
+      (f == MemoryFormatKind::Preserve || f == suggested_format(*self)))
     return self;
   return call_tensor("aten::_to_copy", {Value::of(self), Value::of_dtype(dtype), Value{},
                                         Value::of_device(device), Value{}, Value::of_bool(false),
@@ -110,17 +114,16 @@ Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy, c
 // to.dtype(self, ScalarType dtype, bool non_blocking, bool copy, MemoryFormat? memory_format)
 void to_dtype(Call& c) {
   const Tensor& self = c.tensor(0);
-  c.ret(to_impl(self, *c.optional_dtype(1), self->device(), c.to_bool(3), c.arg(4), c.key()));
+  c.ret(to_impl(self, *c.optional_dtype(1), self->device(), c.to_bool(3), c.arg(4)));
 }
 // to.device(self, Device device, ScalarType dtype, bool non_blocking, bool copy, MemoryFormat?)
 void to_device(Call& c) {
-  c.ret(to_impl(c.tensor(0), *c.optional_dtype(2), c.arg(1).device, c.to_bool(4), c.arg(5),
-                c.key()));
+  c.ret(to_impl(c.tensor(0), *c.optional_dtype(2), c.arg(1).device, c.to_bool(4), c.arg(5)));
 }
 // to.other(self, Tensor other, bool non_blocking, bool copy, MemoryFormat? memory_format)
 void to_other(Call& c) {
   const Tensor& o = c.tensor(1);
-  c.ret(to_impl(c.tensor(0), o->dtype(), o->device(), c.to_bool(3), c.arg(4), c.key()));
+  c.ret(to_impl(c.tensor(0), o->dtype(), o->device(), c.to_bool(3), c.arg(4)));
 }
 // to.dtype_layout(self, *, dtype?, layout?, device?, pin_memory?, non_blocking, copy, mf?)
 void to_dtype_layout(Call& c) {
@@ -129,7 +132,7 @@ void to_dtype_layout(Call& c) {
                 ": only the strided layout is implemented by torchnative");
   ScalarType dtype = c.optional_dtype(1).value_or(self->dtype());
   Device device = c.arg(3).is_none() ? self->device() : c.arg(3).device;
-  c.ret(to_impl(self, dtype, device, c.to_bool(6), c.arg(7), c.key()));
+  c.ret(to_impl(self, dtype, device, c.to_bool(6), c.arg(7)));
 }
 TN_REGISTER_COMPOSITE("aten::to.dtype", to_dtype);
 TN_REGISTER_COMPOSITE("aten::to.device", to_device);
@@ -351,7 +354,7 @@ TN_REGISTER_COMPOSITE("aten::masked_fill.Tensor", masked_fill<kMaskedTensor>);
 // index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 void index_put(Call& c) {
   const Tensor& self = c.tensor(0);
-  Tensor out = alloc_like(self, self->dtype(), self->device(), true);
+  Tensor out = alloc_like(self, self->dtype(), self->device(), MemoryFormatKind::Preserve);
   copy_(out, self);
   c.ret(call_tensor("aten::index_put_", {t(out), c.arg(1), c.arg(2), c.arg(3)}));
 }

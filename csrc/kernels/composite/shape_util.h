@@ -161,15 +161,25 @@ inline Dims preserve_strides(const TensorImpl& t) {
   return dense_strides_like(t.sizes(), t.strides());
 }
 
-// Refuses channels_last formats by name (after upstream's rank check for a tensor of ndim dims);
-// returns true for preserve (None counts as preserve where the schema's default is None).
-inline bool is_preserve(const Value& mf, int64_t ndim, const std::string& key) {
-  if (mf.is_none()) return true;
+// The memory format a MemoryFormat? argument asks for (None: preserve), after upstream's rank
+// check for a tensor of ndim dims.
+inline MemoryFormatKind format_of(const Value& mf, int64_t ndim) {
+  if (mf.is_none()) return MemoryFormatKind::Preserve;
   check_memory_format_rank(mf, ndim);
-  TN_CHECK_KIND(mf.memory_format == MemoryFormatKind::Contiguous ||
-                    mf.memory_format == MemoryFormatKind::Preserve,
-                NotImplemented, key, ": channels_last memory formats are not implemented");
-  return mf.memory_format == MemoryFormatKind::Preserve;
+  return mf.memory_format;
+}
+
+// Upstream's suggest_memory_format() for t.
+inline MemoryFormatKind suggested_format(const TensorImpl& t) {
+  if (!suggests_channels_last(t)) return MemoryFormatKind::Contiguous;
+  return t.dim() == 4 ? MemoryFormatKind::ChannelsLast : MemoryFormatKind::ChannelsLast3d;
+}
+
+// The strides a new tensor of t's sizes takes under format f (preserve keeps dense strides).
+inline Dims strides_in_format(const TensorImpl& t, MemoryFormatKind f) {
+  if (f == MemoryFormatKind::Preserve) return preserve_strides(t);
+  if (f == MemoryFormatKind::Contiguous) return contiguous_strides(t.sizes());
+  return channels_last_strides(t.sizes());
 }
 
 }  // namespace tn

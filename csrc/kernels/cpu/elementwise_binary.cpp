@@ -9,6 +9,7 @@
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/elementwise_sqrt.h"
 
 namespace tn {
 namespace {
@@ -328,12 +329,14 @@ void pow_ts_compute(EwIter& it, const Call& c) {
   if (ed == 1.0) return copy_operand(it);
   ScalarType t = it.common;
   if (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::BFloat16) {
-    if (ed == 0.5 || ed == -0.5 || ed == -1.0) {
+    // x ** 0.5 is upstream's sqrt kernel itself (pow_tensor_scalar_kernel calls it), so it
+    // carries that kernel's bits (measured: 5,000 float32 values, 890 differ from std::sqrt).
+    if (ed == 0.5) return ew_sqrt(it, c);
+    if (ed == -0.5 || ed == -1.0) {
       ew_dispatch<kEwFloats>(t, "pow", [&](auto zero) {
         using T = decltype(zero);
         using A = acc_t<T>;
-        if (ed == 0.5) ew_run<T, T>(it, [](A a) { return std::sqrt(a); });
-        else if (ed == -0.5) ew_run<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
+        if (ed == -0.5) ew_run<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
         else ew_run<T, T>(it, [](A a) { return A(1) / a; });
       });
       return;

@@ -20,6 +20,7 @@
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#include "kernels/cpu/elementwise_sqrt.h"
 
 namespace tn {
 namespace {
@@ -322,4 +323,6 @@ constexpr EwRule kNanToNumO = ew_rule(1, V::Out, D::Common, O::Any, ew_check_nan
 TN_UNARY("nan_to_num", kNanToNum, nan_to_num_compute);
 
 }  // namespace
+void ew_sqrt(EwIter& it, const Call& c) { sqrt_compute(it, c); }
+
 }  // namespace tn
