@@ -2,12 +2,14 @@
 process (issue 8, "ops training needs").
 
 Acceptance: gather, scatter (.src, .value, reduce='add'/'multiply'), scatter_add,
-scatter_reduce.two (every reduce, include_self or not), index_add (alpha 1 and 2),
+scatter_reduce.two (every reduce, include_self or not; prod, amax and amin differentiated
+through ties and zeros), index_add (alpha 1 and 2),
 take_along_dim (with and without dim) and embedding's backward (padding_idx,
 scale_grad_by_freq) give upstream's bits, forward and gradients, in float32, float64,
 bfloat16 and float16 (and int64 forwards): each destination combines its values in upstream's
 order. The same spellings in place, and on the meta device (shapes only), agree too. Bad
-indices, shapes and dtypes raise upstream's exception type and message.
+indices, shapes and dtypes raise upstream's exception type and message; scatter's reduce=
+overloads record upstream's NotImplemented node and raise its RuntimeError at backward.
 """
 
 from __future__ import annotations
@@ -90,6 +92,30 @@ for red in ("sum", "prod", "mean", "amax", "amin"):
             lambda x, s, i1, i0, red=red, inc=inc: (x if red in ("sum", "mean") else x.detach())
             .scatter_reduce(1, i1, (s if red in ("sum", "mean") else s.detach())[:, :4], red,
                             include_self=inc))
+# Every reduce differentiated, through values with ties (rounded, for amax/amin) and zeros (for
+# prod: none, one or several per destination); the rounding keeps the gradient's path (r - r0
+# is exactly 0).
+def tied(t):
+    return t - t.detach() + t.detach().round()
+def zeroed(t):
+    return t * (t.detach().abs() > 0.6)
+for red in ("prod", "amax", "amin"):
+    for inc in (True, False):
+        CASES[f"scatter_reduce grad {red} {inc}"] = (
+            lambda x, s, i1, i0, red=red, inc=inc: x.scatter_reduce(
+                1, i1, s[:, :4], red, include_self=inc))
+        CASES[f"scatter_reduce grad ties {red} {inc}"] = (
+            lambda x, s, i1, i0, red=red, inc=inc: tied(x).scatter_reduce(
+                1, i1, tied(s)[:, :4], red, include_self=inc))
+        CASES[f"scatter_reduce grad zeros {red} {inc}"] = (
+            lambda x, s, i1, i0, red=red, inc=inc: zeroed(x).scatter_reduce(
+                1, i1, zeroed(s)[:, :4], red, include_self=inc))
+CASES["scatter_reduce_ grad prod"] = lambda x, s, i1, i0: (x * 1).scatter_reduce_(
+    1, i1, zeroed(s)[:, :4], "prod")
+# scatter.reduce / .value_reduce: upstream's NotImplemented node raises at backward.
+CASES["scatter reduce add grad raises"] = lambda x, s, i1, i0: x.scatter(1, i1, s, reduce="add")
+CASES["scatter value multiply grad raises"] = lambda x, s, i1, i0: x.scatter(
+    1, i1, 3.0, reduce="multiply")
 for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64):
     for name, fn in CASES.items():
         case(f"{name} {dtype}", fn, dtype)
@@ -175,7 +201,10 @@ def test_gather_scatter_index_add_carry_upstreams_bits_forward_and_backward():
     ours, up = _both.both(PRELUDE, BITS)
     assert ours.keys() == up.keys()
     refused = [n for n, w in up.items() if "raises" in w]
-    assert all("int64" in n for n in refused) or not refused, refused
+    assert all("int64" in n or "grad raises" in n for n in refused), refused
+    raised = [up[n]["raises"] for n in refused if "grad raises" in n]
+    assert raised and all(r == ["RuntimeError", "derivative for aten::scatter is not implemented"]
+                          for r in raised), raised
     bad = [f"{n}: {ours[n]} != {up[n]}" for n in up if ours[n] != up[n]]
     assert not bad, "\n".join(bad)
 

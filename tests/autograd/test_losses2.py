@@ -16,7 +16,9 @@ F.binary_cross_entropy gives upstream's bits in float32 and float64 for the loss
 gradient; its bfloat16/float16 forms (ours rounds once where upstream's BFloat16 arithmetic
 rounds each step) agree within upstream's own error (derived: the largest |ours - upstream|
 must not exceed the largest |upstream(bf16) - upstream(float64)|). Misuse raises upstream's
-exception type and message; the target gradient of binary_cross_entropy refuses by name.
+exception type and message; so does an argument upstream does not differentiate (soft_margin's
+target, the bce weights, sdpa's attn_mask) requiring grad. binary_cross_entropy's target
+gradient (upstream's -logit(self) * grad [* weight] [/ numel]) gives upstream's bits.
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ for dtype in (torch.float32, torch.float64):
         case(f"logits pos_weight {d}", lambda x, p, t, w, pw: F.binary_cross_entropy_with_logits(
             x, t, weight=w, pos_weight=pw, reduction=red), dtype)
         case(f"bce {d}", lambda x, p, t, w, pw: F.binary_cross_entropy(p, t, reduction=red),
-             dtype, target_grad=False)
+             dtype)
         case(f"bce weight {d}", lambda x, p, t, w, pw: F.binary_cross_entropy(
-            p, t, weight=w, reduction=red), dtype, target_grad=False)
+            p, t, weight=w, reduction=red), dtype)
+        case(f"bce target only {d}", lambda x, p, t, w, pw: F.binary_cross_entropy(
+            p.detach(), t, weight=w, reduction=red), dtype)
         # Forward only: its gradient is abs's (AbsBackward0, the pointwise formulas' helper).
         case(f"l1 {d}", lambda x, p, t, w, pw: F.l1_loss(x.detach(), t.detach(), reduction=red)
              + (x * 0).sum() + (t * 0).sum(), dtype)
@@ -212,11 +216,36 @@ def test_misuse_raises_upstreams_errors():
     assert not bad, "\n".join(bad)
 
 
-def test_target_gradient_of_binary_cross_entropy_refuses_by_name():
-    code = PRELUDE + r'''
-case("bce target grad", lambda x, p, t, w, pw: F.binary_cross_entropy(p, t), torch.float32)
-print(json.dumps(out))
+NOT_DIFFERENTIABLE = r'''
+x, p, t, w, pw = data(torch.float32)
+x.requires_grad_(); p.requires_grad_()
+sign = torch.where(t > 0.5, 1.0, -1.0)
+q = torch.randn(1, 2, 7, 4)
+bad = {
+    "soft_margin target": lambda: F.soft_margin_loss(x, sign.requires_grad_()),
+    "bce weight": lambda: F.binary_cross_entropy(p, t, weight=w.requires_grad_()),
+    "logits weight": lambda: F.binary_cross_entropy_with_logits(x, t,
+                                                                weight=w.requires_grad_()),
+    "logits pos_weight": lambda: F.binary_cross_entropy_with_logits(
+        x, t, pos_weight=pw.requires_grad_()),
+    "sdpa attn_mask": lambda: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        q.requires_grad_(), q, q, attn_mask=torch.zeros(7, 7, requires_grad=True)),
+}
+for name, fn in bad.items():
+    w.requires_grad_(False); pw.requires_grad_(False); sign.requires_grad_(False)
+    try:
+        fn()
+        out[name] = ["no error"]
+    except Exception as e:
+        out[name] = [type(e).__name__, str(e)]
+with torch.no_grad():
+    out["no_grad soft_margin target"] = str(F.soft_margin_loss(x, sign.requires_grad_()))
 '''
-    ours = _both.run_json(_both.OURS, code)["bce target grad"]
-    assert ours["raises"][0] == "NotImplementedError", ours
-    assert "binary_cross_entropy" in ours["raises"][1] and "target" in ours["raises"][1]
+
+
+def test_non_differentiable_arguments_requiring_grad_raise_upstreams_error():
+    """Upstream's check_no_requires_grad: a tensor argument derivatives.yaml neither
+    differentiates nor marks non_differentiable refuses to require grad, under grad mode."""
+    ours, up = _both.both(PRELUDE, NOT_DIFFERENTIABLE)
+    assert ours == up
+    assert up["soft_margin target"][0] == "RuntimeError", up

@@ -1,8 +1,9 @@
-// Derivatives of gather, scatter (.src, .value), scatter_add, scatter_reduce.two (sum and mean;
-// the others refuse by name) and index_add (upstream's derivatives.yaml entries and its
+// Derivatives of gather, scatter (.src, .value; .reduce and .value_reduce refuse as upstream's
+// NotImplemented node does), scatter_add, scatter_reduce.two and index_add (upstream's derivatives.yaml entries and its
 // FunctionsManual's gather_backward / scatter_reduce_backward). The kernels are in
 // kernels/cpu/index2.cpp; take_along_dim is a composite and differentiates through gather.
 #include "autograd/derivatives/helpers.h"
+#include "autograd/grad_mode.h"
 
 namespace tn::autograd {
 namespace {
@@ -42,18 +43,78 @@ Grads scatter_add_backward(const Saved& s, const Grads& g) {
   return {s.need(0) ? g[0] : Tensor(), s.need(1) ? gather(g[0], s) : Tensor()};
 }
 
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return call_tensor("aten::eq.Tensor", {V(a), V(b)});
+}
+Tensor scatter_reduce(const Tensor& self, const Saved& s, const Tensor& src) {
+  return call_tensor("aten::scatter_reduce.two", {V(self), dim_of(s), V(s.tensor(2)), V(src),
+                                                  s.arg(4), Value::of_bool(s.to_bool(5))});
+}
+Tensor masked_fill(const Tensor& t, const Tensor& mask, int64_t value) {
+  return call_tensor("aten::masked_fill.Scalar", {V(t), V(mask), S(Scalar::from_int(value))});
+}
+
+// prod: each position's gradient is grad times the product of the others, computed as
+// result / x where x != 0 and by redoing the product with x replaced by 1 where x == 0 (for
+// src, only where it is its destination's single zero; with two or more zeros it is 0).
+// Upstream defers an error to double backward when a destination has two or more src zeros;
+// ours refuses that case under create_graph at once.
+void scatter_prod_backward(const Saved& s, const Tensor& g, Tensor& grad_self, Tensor& grad_src) {
+  const Tensor &self = s.tensor(0), &src = s.tensor(3), &result = s.result(0);
+  Tensor self_zero = call_tensor("aten::eq.Scalar", {V(self), S(Scalar::from_int(0))});
+  Tensor masked_self = masked_fill(self, self_zero, 1);
+  grad_self = div(mul(g, scatter_reduce(masked_self, s, src)), masked_self);
+  Tensor src_zero = call_tensor("aten::eq.Scalar", {V(src), S(Scalar::from_int(0))});
+  Tensor zeros = call_tensor("aten::zeros_like", {V(self)});
+  Tensor n_zeros = gather(scatter_add(zeros, s, to_dtype(src_zero, self->dtype())), s);
+  Tensor single = call_tensor("aten::bitwise_and.Tensor",
+                              {V(src_zero), V(call_tensor("aten::eq.Scalar",
+                                                          {V(n_zeros), S(Scalar::from_int(1))}))});
+  if (grad_mode_enabled()) {
+    Tensor many = call_tensor("aten::any", {V(call_tensor("aten::gt.Scalar",
+                                                          {V(n_zeros), S(Scalar::from_int(1))}))});
+    bool two = call("aten::_local_scalar_dense", {V(many)})[0].scalar.to_int() != 0;
+    TN_CHECK_KIND(!two, NotImplemented,
+                  "torchnative: scatter_reduce's backward with reduce='prod' under "
+                  "create_graph, where a destination has two or more zeros in src, is not "
+                  "implemented (upstream defers an error to double backward)");
+  }
+  Tensor masked_src_result = scatter_reduce(self, s, masked_fill(src, single, 1));
+  grad_src = call_tensor(
+      "aten::where.self",
+      {V(single), V(gather(mul(g, masked_src_result), s)),
+       V(div(gather(mul(g, result), s), masked_fill(src, src_zero, 1)))});
+}
+
+// amax, amin: the gradient is split evenly among the positions equal to the result (self's
+// and src's alike).
+void scatter_extremum_backward(const Saved& s, const Tensor& g, Tensor& grad_self,
+                               Tensor& grad_src) {
+  const Tensor &self = s.tensor(0), &src = s.tensor(3), &result = s.result(0);
+  Tensor value = gather(result, s);
+  Tensor self_is = eq(self, result), src_is = eq(src, value);
+  Tensor n = scatter_add(to_dtype(self_is, self->dtype()), s, to_dtype(src_is, self->dtype()));
+  Tensor share = div(g, n);
+  grad_self = mul(self_is, share);
+  grad_src = mul(src_is, gather(share, s));
+}
+
 // scatter_reduce.two(self, dim, index, src, reduce, *, include_self): upstream's
-// scatter_reduce_backward for sum and mean (mean divides by each destination's count N).
+// scatter_reduce_backward (mean divides by each destination's count N).
 Grads scatter_reduce_backward(const Saved& s, const Grads& g) {
   const std::string& reduce = s.arg(4).str;
   bool include_self = s.to_bool(5);
-  TN_CHECK_KIND(reduce == "sum" || reduce == "mean", NotImplemented,
-                "torchnative: the backward of scatter_reduce with reduce='", reduce,
-                "' is not implemented yet (only sum and mean)");
   Tensor grad_self = g[0], grad_src;
   if (reduce == "sum") {
     grad_src = gather(g[0], s);
+  } else if (reduce == "prod") {
+    scatter_prod_backward(s, g[0], grad_self, grad_src);
+  } else if (reduce == "amax" || reduce == "amin") {
+    scatter_extremum_backward(s, g[0], grad_self, grad_src);
   } else {
+    TN_CHECK_KIND(reduce == "mean", NotImplemented,
+                  "torchnative: the backward of scatter_reduce with reduce='", reduce,
+                  "' is not implemented");
     Tensor n = call_tensor(include_self ? "aten::ones_like" : "aten::zeros_like", {V(g[0])});
     Tensor one = call_tensor("aten::ones_like", {V(s.tensor(3))});
     n = scatter_add(n, s, one);
@@ -64,6 +125,12 @@ Grads scatter_reduce_backward(const Saved& s, const Grads& g) {
   }
   if (!include_self) grad_self = scatter_zero(grad_self, s);
   return {s.need(0) ? grad_self : Tensor(), s.need(1) ? grad_src : Tensor()};
+}
+
+// scatter.reduce and scatter.value_reduce have no derivatives.yaml entry: upstream records its
+// NotImplemented node, which raises at backward naming the op without its overload.
+Grads scatter_not_implemented(const Saved&, const Grads&) {
+  TN_FAIL(Runtime, "derivative for aten::scatter is not implemented");
 }
 
 // index_add(self, dim, index, source, *, alpha): self gets grad; source grad's slices at
@@ -92,8 +159,12 @@ TN_REGISTER_DERIVATIVE("aten::scatter.value",
 TN_REGISTER_DERIVATIVE("aten::scatter_add",
                        {"ScatterAddBackward0", {0, 3}, {{2}}, 0, scatter_add_backward});
 TN_REGISTER_DERIVATIVE("aten::scatter_reduce.two",
-                       {"ScatterReduceBackward0", {0, 3}, {{2}, {3}}, 0,
+                       {"ScatterReduceBackward0", {0, 3}, {{0}, {2}, {3}}, 0b1,
                         scatter_reduce_backward});
+TN_REGISTER_DERIVATIVE("aten::scatter.reduce", {"torch::autograd::NotImplemented", {0, 3}, {}, 0,
+                                                scatter_not_implemented});
+TN_REGISTER_DERIVATIVE("aten::scatter.value_reduce",
+                       {"torch::autograd::NotImplemented", {0}, {}, 0, scatter_not_implemented});
 TN_REGISTER_DERIVATIVE("aten::index_add",
                        {"IndexAddBackward0", {0, 3}, {{2}}, 0, index_add_backward});
 

@@ -28,15 +28,23 @@ Tensor log_sigmoid(const Tensor& x) {
 }
 
 // binary_cross_entropy(self, target, weight, reduction): self gets
-// binary_cross_entropy_backward; target's gradient (logit) is not written yet.
+// binary_cross_entropy_backward; target gets upstream's binary_cross_entropy_target_backward,
+// -logit(self) * grad [* weight] [/ numel], with logit written as log(self / (1 - self))
+// (upstream's logit kernel without eps; ours has no logit kernel yet).
 Grads bce_backward(const Saved& s, const Grads& g) {
-  TN_CHECK_KIND(!s.need(1), NotImplemented,
-                "torchnative: the gradient of binary_cross_entropy with respect to target is "
-                "not implemented yet (autograd, issue 8)");
-  return {call_tensor("aten::binary_cross_entropy_backward",
-                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), opt_value(s, 2),
-                       Value::of_int(s.to_int(3))}),
-          Tensor()};
+  Grads out(2);
+  if (s.need(0))
+    out[0] = call_tensor("aten::binary_cross_entropy_backward",
+                         {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), opt_value(s, 2),
+                          Value::of_int(s.to_int(3))});
+  if (s.need(1)) {
+    const Tensor& x = s.tensor(0);
+    Tensor logit = call_tensor("aten::log", {V(div(x, rsub(x, Scalar::from_int(1))))});
+    Tensor gt = mul(neg(logit), g[0]);
+    if (const Tensor* w = opt_tensor(s, 2)) gt = mul(gt, *w);
+    out[1] = per_mean(gt, s, s.tensor(1)->numel(), 3);
+  }
+  return out;
 }
 
 // binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction).
@@ -130,17 +138,18 @@ constexpr char kHuber[] = "aten::huber_loss_backward";
 
 TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy",
                        {"BinaryCrossEntropyBackward0", {0, 1}, {{0}, {1}, {2}}, 0,
-                        bce_backward});
+                        bce_backward, 0, {2}});
 TN_REGISTER_DERIVATIVE("aten::binary_cross_entropy_with_logits",
                        {"BinaryCrossEntropyWithLogitsBackward0", {0, 1}, {{0}, {1}, {2}, {3}}, 0,
-                        bce_with_logits_backward});
+                        bce_with_logits_backward, 0, {2, 3}});
 TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
                        {"NllLoss2DBackward0", {0}, {{0}, {1}, {2}}, 0b10, nll_loss2d_backward,
                         0b10, {2}});
 TN_REGISTER_DERIVATIVE("aten::xlogy.Tensor",
                        {"XlogyBackward0", {0, 1}, {{0}, {1}}, 0, xlogy_backward});
 TN_REGISTER_DERIVATIVE("aten::soft_margin_loss",
-                       {"SoftMarginLossBackward0", {0}, {{0}, {1}}, 0, soft_margin_backward});
+                       {"SoftMarginLossBackward0", {0}, {{0}, {1}}, 0, soft_margin_backward, 0,
+                        {1}});
 TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
                        {"SmoothL1LossBackward0", {0, 1}, {{0}, {1}}, 0,
                         pair_loss_backward<kSmoothL1>});

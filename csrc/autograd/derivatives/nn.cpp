@@ -156,7 +156,7 @@ Grads flash_attention_backward(const Saved& s, const Grads& g) {
 
 TN_REGISTER_DERIVATIVE("aten::_scaled_dot_product_flash_attention_for_cpu",
                        {"ScaledDotProductFlashAttentionForCpuBackward0", {0, 1, 2},
-                        {{0}, {1}, {2}, {5}}, 0, flash_attention_backward, 0b10});
+                        {{0}, {1}, {2}, {5}}, 0, flash_attention_backward, 0b10, {5}});
 TN_REGISTER_DERIVATIVE("aten::native_layer_norm",
                        {"NativeLayerNormBackward0", {0, 2, 3}, {{0}, {2, 0}}, 0b110,
                         layer_norm_backward, 0b110});
