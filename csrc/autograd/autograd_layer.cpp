@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autograd/formula.h"
 #include "autograd/forward_ad.h"
@@ -188,14 +189,30 @@ ArgMeta arg_meta(const Tensor& t) {
   return {t->sizes(), t->strides(), t->dtype(), t->device()};
 }
 
+// The ops upstream's autograd codegen gives its NotImplemented node (tools/gen_ops.py's
+// upstream_no_derivative): "aten::heaviside", ...
+bool upstream_has_no_derivative(const std::string& op_key) {
+  static const std::unordered_set<std::string> keys = {
+#include "no_derivative.inc"
+  };
+  return keys.count(op_key) != 0;
+}
+
 // The node for a call about to run: its edges and what its formula reads, taken before the op
 // runs (an in-place op changes its input's history and version). `base_key` is the op's key
 // without a trailing underscore for in-place spellings (mul_.Tensor reads mul.Tensor's formula).
 Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key, bool in_place) {
   if (!f) {
+    // Upstream's own NotImplemented node where upstream has no derivative either (its message
+    // names the op without its overload); ours, by name, where upstream has one.
+    bool upstream_has_none = upstream_has_no_derivative(op_key);
+    std::string why = upstream_has_none
+                          ? "derivative for " + op_key.substr(0, op_key.find('.')) +
+                                " is not implemented"
+                          : "torchnative: the derivative for '" + op_key +
+                                "' is not implemented (autograd, issue 8)";
     auto node = make<Unsupported>("NotImplemented", "torch::autograd::NotImplemented",
-                                  "torchnative: the derivative for '" + op_key +
-                                      "' is not implemented (autograd, issue 8)");
+                                  std::move(why), upstream_has_none);
     for (size_t i = 0; i < call.args.size(); ++i)
       each_input(call, static_cast<int>(i), [&](const Tensor& t) {
         if (t && t->requires_grad()) node->next.push_back(gradient_edge(t));
@@ -305,9 +322,13 @@ void autograd_kernel(Call& call) {
   }
 }
 
+// An op upstream gives its NotImplemented node records at the Autograd key even where it also
+// has a CompositeImplicitAutograd kernel (silu_backward: upstream's CPU kernel runs, not the
+// decomposition); where ours registers a decomposition, that still runs in its place.
 bool differentiable(int op) {
   const OpInfo& info = all_ops()[op];
-  return info.differentiable && !info.composite_implicit;
+  return info.differentiable &&
+         (!info.composite_implicit || upstream_has_no_derivative(pretty_name(info)));
 }
 
 const bool kInstalled = [] {

@@ -61,7 +61,10 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   return {};
 }
 
-Grads Unsupported::apply(Grads&&) { TN_FAIL(NotImplemented, why_); }
+Grads Unsupported::apply(Grads&&) {
+  if (as_upstream_) TN_FAIL(Runtime, why_);
+  TN_FAIL(NotImplemented, why_);
+}
 
 namespace {
 LeafHookRunner g_leaf_hooks = nullptr;

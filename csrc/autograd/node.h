@@ -98,12 +98,14 @@ class AccumulateGrad final : public Node {
 };
 
 // A node that refuses at backward time, naming what is missing (an op without a derivative, or
-// a history we cannot yet replay): forward runs, backward through it raises NotImplementedError.
+// a history we cannot yet replay): forward runs, backward through it raises NotImplementedError;
+// or, where upstream itself has no derivative (its NotImplemented node), upstream's RuntimeError.
 class Unsupported final : public Node {
  public:
   // class_name: the Python class; name: what name() says (upstream's for that node).
-  Unsupported(const char* class_name, const char* name, std::string why)
-      : class_name_(class_name), name_(name), why_(std::move(why)) {}
+  Unsupported(const char* class_name, const char* name, std::string why,
+              bool as_upstream = false)
+      : class_name_(class_name), name_(name), why_(std::move(why)), as_upstream_(as_upstream) {}
   const char* name() const override { return name_; }
   const char* class_name() const override { return class_name_; }
   Grads apply(Grads&& grads) override;
@@ -112,6 +114,7 @@ class Unsupported final : public Node {
   const char* class_name_;
   const char* name_;
   std::string why_;
+  bool as_upstream_;
 };
 
 // A leaf's own hooks (register_hook on a tensor without grad_fn) live with the leaf, not its

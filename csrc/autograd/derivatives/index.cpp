@@ -1,5 +1,5 @@
-// Derivatives of gather, scatter (.src, .value; .reduce and .value_reduce refuse as upstream's
-// NotImplemented node does), scatter_add, scatter_reduce.two and index_add (upstream's derivatives.yaml entries and its
+// Derivatives of gather, scatter (.src, .value; .reduce and .value_reduce have none upstream:
+// they record its NotImplemented node, autograd_layer.cpp), scatter_add, scatter_reduce.two and index_add (upstream's derivatives.yaml entries and its
 // FunctionsManual's gather_backward / scatter_reduce_backward). The kernels are in
 // kernels/cpu/index2.cpp; take_along_dim is a composite and differentiates through gather.
 #include "autograd/derivatives/helpers.h"
@@ -127,12 +127,6 @@ Grads scatter_reduce_backward(const Saved& s, const Grads& g) {
   return {s.need(0) ? grad_self : Tensor(), s.need(1) ? grad_src : Tensor()};
 }
 
-// scatter.reduce and scatter.value_reduce have no derivatives.yaml entry: upstream records its
-// NotImplemented node, which raises at backward naming the op without its overload.
-Grads scatter_not_implemented(const Saved&, const Grads&) {
-  TN_FAIL(Runtime, "derivative for aten::scatter is not implemented");
-}
-
 // index_add(self, dim, index, source, *, alpha): self gets grad; source grad's slices at
 // index (expanded to source's shape), times alpha.
 Grads index_add_backward(const Saved& s, const Grads& g) {
@@ -161,10 +155,6 @@ TN_REGISTER_DERIVATIVE("aten::scatter_add",
 TN_REGISTER_DERIVATIVE("aten::scatter_reduce.two",
                        {"ScatterReduceBackward0", {0, 3}, {{0}, {2}, {3}}, 0b1,
                         scatter_reduce_backward});
-TN_REGISTER_DERIVATIVE("aten::scatter.reduce", {"torch::autograd::NotImplemented", {0, 3}, {}, 0,
-                                                scatter_not_implemented});
-TN_REGISTER_DERIVATIVE("aten::scatter.value_reduce",
-                       {"torch::autograd::NotImplemented", {0}, {}, 0, scatter_not_implemented});
 TN_REGISTER_DERIVATIVE("aten::index_add",
                        {"IndexAddBackward0", {0, 3}, {{2}}, 0, index_add_backward});
 

@@ -77,9 +77,8 @@ Grads log1p_backward(const Saved& s, const Grads& g) {
 Grads reciprocal_backward(const Saved& s, const Grads& g) {
   return {mul(neg(g[0]), mul(s.result(0), s.result(0)))};
 }
-// sign, ceil, floor, round, trunc: zeros_like(grad) (piecewise constant); bernoulli too
-// (bernoulli.p has no formula upstream: it records its in-place bernoulli_.float, whose node
-// this names).
+// sign, ceil, floor, round, trunc: zeros_like(grad) (piecewise constant); bernoulli and
+// bernoulli_.float too (bernoulli.p has none upstream: it records upstream's NotImplemented).
 Grads zero_backward(const Saved&, const Grads& g) { return {zeros_like(g[0])}; }
 // nan_to_num: grad * isfinite(self).
 Grads nan_to_num_backward(const Saved& s, const Grads& g) {
@@ -272,7 +271,8 @@ TN_REGISTER_DERIVATIVE("aten::floor", {"FloorBackward0", {0}, {}, 0, zero_backwa
 TN_REGISTER_DERIVATIVE("aten::round", {"RoundBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::round.decimals", {"RoundBackward1", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::bernoulli", {"BernoulliBackward0", {0}, {}, 0, zero_backward});
-TN_REGISTER_DERIVATIVE("aten::bernoulli.p", {"BernoulliBackward2", {0}, {}, 0, zero_backward});
+TN_REGISTER_DERIVATIVE("aten::bernoulli_.float",
+                       {"BernoulliBackward2", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::trunc", {"TruncBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::nan_to_num",
                        {"NanToNumBackward0", {0}, {{0}}, 0, nan_to_num_backward});
