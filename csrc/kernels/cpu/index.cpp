@@ -4,6 +4,7 @@
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
 #include "kernels/cpu/copy.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn {
 namespace {
@@ -86,6 +87,10 @@ void index_select_out(Call& c) {
   Dims shape = index_select_shape(self, c.to_int(1), c.tensor(2), &d);
   TN_CHECK(out->dtype() == self->dtype(), "index_select(): self and result must have the same "
            "scalar type");
+  // Upstream's checks of the written-to tensor, before it is resized.
+  check_no_internal_overlap(*out);
+  check_no_overlap(*out, *self);
+  check_no_overlap(*out, *c.tensor(2));
   ops::resize_out(out, shape);
   if constexpr (Fill) index_select_fill(out, self, d, c.tensor(2));
   c.ret(out);

@@ -53,13 +53,17 @@ int64_t arange_length(Scalar start, Scalar end, Scalar step, ScalarType t, const
     using T = decltype(z);
     using A = range_acc_t<T>;
     A xs = scalar_to<A>(start), xe = scalar_to<A>(end), xst = scalar_to<A>(step);
-    TN_CHECK(xst > 0 || xst < 0, "step must be nonzero");
-    TN_CHECK(std::isfinite(double(xs)) && std::isfinite(double(xe)), "unsupported range: ",
-             double(xs), " -> ", double(xe));
-    TN_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs),
+    // The bounds are checked in double, as given (so a step of 0.5 passes for an int32
+    // result, whose elements are then all start, as upstream's are); int64 then computes the
+    // length in its own type, refusing a step that became 0 there with a ValueError.
+    double ds = start.to_double(), de = end.to_double(), dst = step.to_double();
+    TN_CHECK(dst > 0 || dst < 0, "step must be nonzero");
+    TN_CHECK(std::isfinite(ds) && std::isfinite(de), "unsupported range: ", ds, " -> ", de);
+    TN_CHECK((dst > 0 && de >= ds) || (dst < 0 && de <= ds),
              "upper bound and lower bound inconsistent with step sign");
     double len;
     if constexpr (std::is_same_v<T, int64_t>) {
+      TN_CHECK_KIND(xst != 0, Value, "step must be nonzero");
       int64_t sgn = (xst > 0) - (xst < 0);
       len = std::ceil(double((xe - xs + xst - sgn) / xst));
     } else {

@@ -15,6 +15,9 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
 }
 
 std::vector<bool> reduce_mask(int64_t ndim, const Dims& dims) {
+  // Upstream keeps a dim list as a 64-bit mask (dim_list_to_bitset): a list of dims on a
+  // tensor of more dims is refused; no list (every dim) is not.
+  TN_CHECK(dims.empty() || ndim <= 64, "only tensors with up to 64 dims are supported");
   std::vector<bool> mask(ndim, dims.empty());
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, ndim);
