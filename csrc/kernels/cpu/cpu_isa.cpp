@@ -73,6 +73,8 @@ Isa isa() {
   return chosen;
 }
 
+Isa avx2_registered_isa() { return isa() == Isa::Avx512 ? Isa::Avx2 : isa(); }
+
 bool cpu_runs(Isa want) {
   static const Isa cpu = widest_on_this_cpu();
   return want <= cpu;

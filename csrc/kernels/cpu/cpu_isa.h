@@ -16,6 +16,15 @@ enum class Isa { Base, Avx2, Avx512 };
 // one is ignored with a warning on stderr, as upstream ignores it.
 Isa isa();
 
+// The build a kernel upstream registers with REGISTER_DISPATCH alone runs at: upstream builds
+// such a kernel for AVX-512 too but registers no AVX-512 entry for it, and its dispatch stub
+// then takes the AVX2 build on an AVX-512 machine (DispatchStub's choose_cpu_impl). Only kernels
+// registered with ALSO_REGISTER_AVX512_DISPATCH (softmax's, some unary ones) run at AVX-512;
+// sum, mean, norms, layer_norm, batch_norm and the losses' reductions do not. Measured on an
+// AVX-512 machine: upstream's bits of those are the same under ATEN_CPU_CAPABILITY=avx512 and
+// avx2 (Note [AVX-512 runs most kernels' AVX2 build] in docs/DESIGN_NOTES.md).
+Isa avx2_registered_isa();
+
 // The build oneDNN's kernels run at in upstream's process, for the ops whose upstream results
 // come from oneDNN (gelu): oneDNN's own choice, the CPU's widest lowered by ONEDNN_MAX_CPU_ISA
 // (or its older name DNNL_MAX_CPU_ISA), not by ATEN_CPU_CAPABILITY. Its SSE4.1 and AVX builds

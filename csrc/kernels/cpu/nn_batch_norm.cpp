@@ -33,12 +33,13 @@ P madd(P a, P b, P c) {
   return upstream_fma() ? std::fma(a, b, c) : a * b + c;
 }
 
-// The lanes of upstream's Vectorized<P> on this build (32 bytes on DEFAULT and AVX2, 64 on
-// AVX-512), and its horizontal sum: the shuffle tree of VecReduceAllSIMD for float on AVX2
+// The lanes of upstream's Vectorized<P> on the build its batch_norm kernels run (32 bytes: they
+// have no AVX-512 entry, so AVX-512 machines run the AVX2 build, cpu::avx2_registered_isa()),
+// and its horizontal sum: the shuffle tree of VecReduceAllSIMD for float on AVX2
 // and AVX-512 (lane i plus lane i + half, halving), lane by lane in order otherwise.
 template <typename P>
 int lanes() {
-  return (cpu::isa() == cpu::Isa::Avx512 ? 64 : 32) / static_cast<int>(sizeof(P));
+  return 32 / static_cast<int>(sizeof(P));
 }
 template <typename P>
 P hsum(P* v, int w) {

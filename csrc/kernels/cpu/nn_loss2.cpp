@@ -217,8 +217,8 @@ Tensor pair_loss_backward(Call& c, const char* frame, bool tail_in_double, F&& f
     T* po = data_of<T>(out, key);
     // Upstream's vector body runs whole blocks of two vectors; f's last argument says whether
     // the element is in its scalar tail instead (which huber's lambda computes differently).
-    int64_t n = out->numel(), block = (cpu::isa() == cpu::Isa::Avx512 ? 128 : 64) /
-                                      static_cast<int64_t>(sizeof(T));
+    // (32-byte vectors: the kernel has no AVX-512 entry, cpu::avx2_registered_isa().)
+    int64_t n = out->numel(), block = 64 / static_cast<int64_t>(sizeof(T));
     int64_t body = tail_in_double ? n - n % block : n;
     for (int64_t i = 0; i < n; ++i) {
       A x = A(static_cast<A>(px[i]) - static_cast<A>(pt[i]));

@@ -121,24 +121,16 @@ __attribute__((always_inline)) inline void ln_backward_rows_impl(const LnRows<T>
   ATTR void NAME(const LnRows<T>& r) { ln_backward_rows_impl<T, W, FMA>(r); }
 TN_LN_BWD(ln_bwd_avx2_f32, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
           float, 8, true)
-TN_LN_BWD(ln_bwd_avx512_f32, __attribute__((target("avx512f"), optimize("fp-contract=off"))),
-          float, 16, true)
 TN_LN_BWD(ln_bwd_base_f32, __attribute__((optimize("fp-contract=off"))), float, 8, false)
 TN_LN_BWD(ln_bwd_avx2_f64, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
           double, 4, true)
-TN_LN_BWD(ln_bwd_avx512_f64, __attribute__((target("avx512f"), optimize("fp-contract=off"))),
-          double, 8, true)
 TN_LN_BWD(ln_bwd_base_f64, __attribute__((optimize("fp-contract=off"))), double, 4, false)
 #undef TN_LN_BWD
 void ln_backward_rows(const LnRows<float>& r) {
-  cpu::isa() == cpu::Isa::Avx512 ? ln_bwd_avx512_f32(r)
-  : cpu::isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f32(r)
-                                 : ln_bwd_base_f32(r);
+  cpu::avx2_registered_isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f32(r) : ln_bwd_base_f32(r);
 }
 void ln_backward_rows(const LnRows<double>& r) {
-  cpu::isa() == cpu::Isa::Avx512 ? ln_bwd_avx512_f64(r)
-  : cpu::isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f64(r)
-                                 : ln_bwd_base_f64(r);
+  cpu::avx2_registered_isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f64(r) : ln_bwd_base_f64(r);
 }
 
 // native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape,

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu/cpu_isa.h"
 
 namespace tn {
 namespace {
@@ -273,14 +272,11 @@ bool cascade_sum(const Tensor& self, const std::vector<bool>& mask, const Tensor
     }
   }
   if (self->numel() == 0) return true;
-  const bool wide = cpu::isa() == cpu::Isa::Avx512;
-  if (dt == ScalarType::Float) {
-    if (wide) run<float, 16>(g, o, x);
-    else run<float, 8>(g, o, x);
-  } else {
-    if (wide) run<double, 8>(g, o, x);
-    else run<double, 4>(g, o, x);
-  }
+  // AVX2's lanes on every build: upstream's sum_stub has no AVX-512 entry (AVX-512 machines
+  // run its AVX2 build, cpu::avx2_registered_isa()), and its baseline build's Vectorized is
+  // 32 bytes too.
+  if (dt == ScalarType::Float) run<float, 8>(g, o, x);
+  else run<double, 4>(g, o, x);
   return true;
 }
 

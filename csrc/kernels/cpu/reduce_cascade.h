@@ -1,7 +1,7 @@
 // Upstream's float sum, order for order (Note [The cascade sum] in docs/DESIGN_NOTES.md): the
 // dims laid out as its TensorIterator lays a reduction (reduced dims first, sorted by stride,
 // coalesced), each 2-D slice summed by its cascade (partial sums in levels of 16, four
-// interleaved rows, lanes of the vector width of the build in use), the output zeroed and each
+// interleaved rows, lanes of 32 bytes, the build upstream's sum runs everywhere), the output zeroed and each
 // slice's sum added into it. Serial: upstream's threads split a reduction only past 32,768
 // elements. Pure C++.
 #pragma once

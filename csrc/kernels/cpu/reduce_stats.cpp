@@ -150,11 +150,11 @@ A norm_of(int64_t n, double ord, Get&& abs_at) {
 // the innermost, contiguous ones and the result keeps the input's float32/float64 dtype): the
 // squares summed in W lanes (apart, not fused), the lanes added in order, the tail's squares
 // fused into that sum; then the square root. Measured bit for bit against upstream on rows of
-// 1 to 100,000 and every float32 tail length (AVX2; W = 32 bytes' worth, 64 on AVX-512,
-// unmeasured; no FMA on the baseline build).
+// 1 to 100,000 and every float32 tail length (AVX2; W = 32 bytes' worth, on AVX-512 machines
+// too, which run norm_stub's AVX2 build: cpu::avx2_registered_isa(); no FMA on the baseline).
 template <typename T>
 T norm2_row(const T* x, int64_t n) {
-  const int W = (cpu::isa() == cpu::Isa::Avx512 ? 64 : 32) / static_cast<int>(sizeof(T));
+  const int W = 32 / static_cast<int>(sizeof(T));
   const bool fma = cpu::isa() != cpu::Isa::Base;
   T lane[16] = {};
   int64_t d = 0;
