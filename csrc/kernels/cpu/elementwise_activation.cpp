@@ -57,7 +57,8 @@ void silu_arrays(float* __restrict o, const float* __restrict x, int64_t k, floa
 
 template <typename FA, typename FS>
 void ew_run_split_f32(const EwIter& it, FA&& arrays, FS&& scalar) {
-  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(float);
+  // sigmoid, silu and gelu: kernels upstream registers for AVX-512 too (ew_run_simd).
+  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
   bool vectorised = ew_detail::row_is_vectorised(it);
   alignas(64) float tmp[ew_detail::kChunk];
   ew_detail::run_rows<float, float>(

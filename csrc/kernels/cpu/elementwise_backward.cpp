@@ -67,7 +67,8 @@ inline A madd(A a, A b, A c) {
 // vector formula) and the rest by `scalar`.
 template <typename FA, typename FS>
 void ew_run_split_f32x2(const EwIter& it, FA&& arrays, FS&& scalar) {
-  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(float);
+  // silu's and gelu's backwards: kernels upstream registers for AVX-512 too (ew_run_simd).
+  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
   bool vectorised = ew_detail::row_is_vectorised(it);
   ew_detail::run_rows<float, float, float>(
       it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t m, int64_t i0,

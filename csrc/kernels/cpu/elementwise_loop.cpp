@@ -1,6 +1,8 @@
 // Building the CPU iteration of elementwise ops (see elementwise_loop.h).
 #include "kernels/cpu/elementwise_loop.h"
 
+#include "kernels/cpu/cpu_isa.h"
+
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -48,6 +50,13 @@ bool lay_out_flat(EwIter& it, const EwSpec& s, const TensorImpl& out, const char
 }
 
 }  // namespace
+
+namespace ew_detail {
+int64_t avx512_kernel_block_bytes() {
+  static const int64_t bytes = cpu::isa() == cpu::Isa::Avx512 ? 128 : kUpstreamBlockBytes;
+  return bytes;
+}
+}  // namespace ew_detail
 
 bool ew_cpu_has_avx2_fma() {
   static const bool has = [] {

@@ -314,8 +314,14 @@ inline bool row_is_vectorised(const EwIter& it) {
   return true;
 }
 
-// The bytes of one SIMD block of upstream's vectorised loop (Note [Vector and scalar paths]).
+// The bytes of one SIMD block of upstream's vectorised loop (Note [Vector and scalar paths]):
+// two 32-byte vectors, for the kernels upstream registers without an AVX-512 entry (their AVX2
+// build runs on AVX-512 machines too), and on AVX2 machines for all.
 constexpr int64_t kUpstreamBlockBytes = 64;
+// The block of a kernel upstream registers for AVX-512 too (ALSO_REGISTER_AVX512_DISPATCH: the
+// SLEEF-based ones, sigmoid, silu, gelu and their backwards, pow, exp2): two 64-byte vectors on
+// an AVX-512 build, kUpstreamBlockBytes otherwise.
+int64_t avx512_kernel_block_bytes();
 
 }  // namespace ew_detail
 
@@ -370,10 +376,12 @@ void ew_run_array(const EwIter& it, F&& f) {
 // ew_run for ops whose upstream result depends on the path taken (Note [Vector and scalar
 // paths], elementwise_loop.cpp): as upstream's cpu_kernel_vec, on a vectorised row the elements
 // before the last n % block use `vec` and the rest `scalar`; other rows use `scalar` throughout.
+// block_bytes: upstream's block (ew_detail::kUpstreamBlockBytes, or avx512_kernel_block_bytes()).
 template <typename Out, typename... In, typename FV, typename FS>
-void ew_run_split(const EwIter& it, FV&& vec, FS&& scalar) {
+void ew_run_split(const EwIter& it, FV&& vec, FS&& scalar,
+                  int64_t block_bytes = ew_detail::kUpstreamBlockBytes) {
   using Seq = std::index_sequence_for<In...>;
-  constexpr int64_t block = ew_detail::kUpstreamBlockBytes / sizeof(Out);
+  const int64_t block = block_bytes / static_cast<int64_t>(sizeof(Out));
   bool vectorised = ew_detail::row_is_vectorised(it);
   ew_detail::run_rows<Out, In...>(
       it, [&](Out* o, const std::tuple<const In*...>& in, int64_t m, int64_t i0, int64_t n,
