@@ -8,7 +8,8 @@ and element by element; every element's gradient bit-identical to upstream's; an
 result gets no gradient gets none. In place: one node per element, the per-tensor op's
 (MulBackward0), each element's history rebased (CopySlices for a view); a leaf refuses with
 upstream's error. Upstream's own refusals (_foreach_mul.Tensor's shared tensor, addcdiv's
-tensor2[i][i]) are reproduced; a formula we lack refuses by name at backward.
+tensor2[i][i]) are reproduced. (A formula we lack refuses by name at backward:
+tests/cpp/test_foreach_grad.cpp, as no foreach op with a kernel lacks one.)
 """
 
 from __future__ import annotations
@@ -235,24 +236,20 @@ def test_in_place_rebases_each_element_and_refuses_leaves():
         "RuntimeError", "derivative for _foreach_copy_ is not implemented"]
 
 
-MISSING = r'''
-a = leaves()
-r = torch._foreach_norm(a)
-out["node"] = names(r[0].grad_fn)
-try:
-    torch.autograd.grad([t.sum() for t in r], a)
-    out["backward"] = "ran"
-except Exception as e:
-    out["backward"] = [type(e).__name__, str(e)]
+NORM = r'''
+for ord in [1, 2, 3, 1.5, 0.5, float("inf"), 0, 4]:
+    a = [torch.randn(3, 4).requires_grad_(), torch.zeros(2, 2).requires_grad_(),
+         torch.tensor([1.0, -3.0, 3.0]).requires_grad_()]
+    r = torch._foreach_norm(a, ord)
+    out[str(ord)] = [names(r[0].grad_fn)] + grads_of(
+        torch.autograd.grad([t * 1.7 for t in r], a, allow_unused=True))
 '''
 
 
-def test_a_missing_formula_refuses_by_name():
-    ours, upstream = _both.both(PRELUDE, MISSING)
-    # The node is upstream's; its backward, which upstream computes (norm_backward), ours
-    # refuses by name rather than answer wrongly.
-    assert ours["node"] == upstream["node"] == ["ForeachNormBackward0",
-                                                ["torch::autograd::AccumulateGrad"] * 2]
-    assert upstream["backward"] == "ran"
-    assert ours["backward"][0] == "NotImplementedError"
-    assert "'aten::_foreach_norm.Scalar'" in ours["backward"][1]
+def test_norm_takes_upstreams_own_formula_for_every_ord():
+    # derivatives.yaml's own _foreach_norm.Scalar formula (norm_backward), each ord's branch:
+    # 0 gives no gradient, inf shares it among ties (-3 and 3), a zero tensor's norm is 0.
+    ours, upstream = _both.both(PRELUDE, NORM)
+    assert ours == upstream
+    assert upstream["0"][1:] == [None, None, None]
+    assert upstream["inf"][0][0] == "ForeachNormBackward0"

@@ -7,6 +7,7 @@
 #include "autograd/derivatives/foreach.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -44,6 +45,50 @@ Grads minimum_scalar_backward(const Saved& s, const Grads& g) {
   return {max_min_scalar_grad(s, g[0], "aten::gt.Scalar")};
 }
 
+// self.sgn(): sign for a real tensor (upstream's sgn takes sign's kernel there).
+Tensor sgn(const Tensor& t) {
+  return call_tensor(info(t->dtype()).is_complex ? "aten::sgn" : "aten::sign", {V(t)});
+}
+Tensor where_zero(const Tensor& t, const Tensor& mask) {
+  return call_tensor("aten::masked_fill.Scalar", {V(t), V(mask), S(Scalar::from_int(0))});
+}
+Tensor is_zero(const Tensor& t) {
+  return call_tensor("aten::eq.Scalar", {V(t), S(Scalar::from_int(0))});
+}
+
+// derivatives.yaml's _foreach_norm.Scalar: norm_backward(grads[i], self[i], ord, result[i]),
+// upstream's FunctionsManual norm_backward over every dim (keepdim), branch by ord:
+// 0: none; 1: sgn(self) grad; 2: grad (self / norm), 0 where norm is 0; inf: sgn(self) grad
+// shared among the elements of largest |self| (or NaN); other p: self's |self|^(p-1) scaled by
+// grad / norm^(p-1) (p < 1: grad norm^(1-p), 0 where self is 0; else 0 where norm is 0).
+Grads norm_backward(const Saved& s, const Grads& g) {
+  const Tensor& grad = g[0];
+  const Tensor& self = s.tensor(0);
+  const Tensor& norm = s.result(0);
+  double p = s.arg(1).is_none() ? 2.0 : s.scalar(1).to_double();
+  if (p == 0.0) return {Tensor()};
+  if (p == 1.0) return {mul(sgn(self), grad)};
+  if (p == 2.0) return {mul(grad, where_zero(div(self, norm), is_zero(norm)))};
+  Tensor self_abs = call_tensor("aten::abs", {V(self)});
+  if (std::isinf(p)) {
+    Tensor mask = call_tensor("aten::logical_or",
+                              {V(call_tensor("aten::eq.Tensor", {V(self_abs), V(norm)})),
+                               V(call_tensor("aten::isnan", {V(self_abs)}))});
+    Tensor count = call_tensor("aten::sum.dim_IntList",
+                               {V(mask), Value::of_ints({}), Value::of_bool(true)});
+    return {mul(sgn(self), mul(div(grad, count), mask))};
+  }
+  if (p < 1.0) {
+    Tensor scaled = mul(sgn(self), where_zero(pow(self_abs, Scalar::from_double(p - 1)),
+                                              is_zero(self)));
+    return {mul(mul(scaled, grad), pow(norm, Scalar::from_double(1 - p)))};
+  }
+  Tensor scaled = p < 2.0 ? mul(sgn(self), pow(self_abs, Scalar::from_double(p - 1)))
+                          : mul(self, pow(self_abs, Scalar::from_double(p - 2)));
+  Tensor scale = where_zero(div(grad, pow(norm, Scalar::from_double(p - 1))), is_zero(norm));
+  return {mul(scaled, scale)};
+}
+
 // The element formulas upstream writes for a foreach op itself (no per-tensor op), by op key.
 const Formula* own_formula(const std::string& op) {
   static const std::unordered_map<std::string, Formula> own = [] {
@@ -54,6 +99,7 @@ const Formula* own_formula(const std::string& op) {
         {"aten::_foreach_maximum.ScalarList", maximum},
         {"aten::_foreach_minimum.Scalar", minimum},
         {"aten::_foreach_minimum.ScalarList", minimum},
+        {"aten::_foreach_norm.Scalar", Formula{"", {0}, {{0}}, 1, norm_backward}},
     };
   }();
   auto it = own.find(op);
