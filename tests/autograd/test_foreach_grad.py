@@ -141,6 +141,28 @@ try:
     out["modified"] = "ran"
 except Exception as e:
     out["modified"] = type(e).__name__
+# Saved-tensor hooks see what upstream's node saves: out of place every saved input, list by
+# list in its order of names, a single tensor once; in place what each element's formula reads.
+def packs(fn):
+    seen = []
+    def pack(t):
+        seen.append([list(t.shape), t.requires_grad,
+                     None if t.grad_fn is None else t.grad_fn.name()])
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn()
+    return seen
+plain = [t.detach() for t in leaves()]
+selfs = [t * 1 for t in a]
+out["packs"] = {
+    "mul.List one side": packs(lambda: torch._foreach_mul(a, plain)),
+    "mul.Tensor": packs(lambda: torch._foreach_mul(a, s)),
+    "add.Scalar": packs(lambda: torch._foreach_add(a, 2.5)),
+    "addcdiv.Scalar": packs(lambda: torch._foreach_addcdiv(a, b, plain, 0.5)),
+    "exp": packs(lambda: torch._foreach_exp(a)),
+    "norm": packs(lambda: torch._foreach_norm(a)),
+    "mul_.List": packs(lambda: torch._foreach_mul_(selfs, b)),
+}
 # retain_graph=False frees what was saved; a second backward refuses.
 r = torch._foreach_mul(a, b)
 torch.autograd.grad([t.sum() for t in r], a, retain_graph=False)
@@ -162,6 +184,8 @@ def test_upstreams_quirks_and_edges_agree():
     assert upstream["addcdiv (1,)"]["grads"][0] == "IndexError"
     assert upstream["addcdiv (1,) tensor2 not needed"]["grads"][0] is not None
     assert upstream["modified"] == "RuntimeError" and upstream["freed"][0] == "RuntimeError"
+    assert [p[1] for p in upstream["packs"]["mul.List one side"]] == [False, False, True, True]
+    assert len(upstream["packs"]["mul.Tensor"]) == 3
 
 
 IN_PLACE = r'''

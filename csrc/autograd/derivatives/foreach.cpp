@@ -168,6 +168,12 @@ class ForeachNode final : public Node {
     el.args[arg].tensor = Tensor();
     has_saved_ = true;
   }
+  // Keeps argument arg, one tensor for every element, once (upstream's other_).
+  void keep_shared(size_t arg, const Tensor& t) {
+    shared_kept_.emplace_back(arg, SavedVariable(t, false, 0));
+    for (auto& el : elements) el.args[arg].tensor = Tensor();
+    has_saved_ = true;
+  }
   void keep_result(size_t k, const Tensor& t, int output_nr) {
     elements[k].result = SavedVariable(t, true, output_nr);
     elements[k].has_result = true;
@@ -184,11 +190,14 @@ class ForeachNode final : public Node {
       if (next[e] && elements.size() != 1)
         TN_FAIL(Runtime, "inconsistent range for TensorList output");
     bool history = grad_mode_enabled();
+    std::vector<std::pair<size_t, Tensor>> shared_args;
+    for (const auto& [i, v] : shared_kept_) shared_args.emplace_back(i, v.unpack(this));
     for (size_t k = 0; k < elements.size() && k < grads.size(); ++k) {
       if (!grads[k]) continue;
       const Element& el = elements[k];
       std::vector<Value> a = el.args;
       for (const auto& [i, v] : el.kept) a[i].tensor = v.unpack(this);
+      for (const auto& [i, t] : shared_args) a[i].tensor = t;
       std::vector<Tensor> r;
       if (el.has_result) r.push_back(el.result.unpack(this, history));
       std::vector<bool> needs(el.edges.size());
@@ -209,6 +218,7 @@ class ForeachNode final : public Node {
       for (auto& [i, v] : el.kept) v.release();
       if (el.has_result) el.result.release();
     }
+    for (auto& [i, v] : shared_kept_) v.release();
   }
 
  private:
@@ -228,6 +238,7 @@ class ForeachNode final : public Node {
   const char* name_;
   const Formula* f_;
   uint32_t twice_;
+  std::vector<std::pair<size_t, SavedVariable>> shared_kept_;
   bool released_ = false;
   bool has_saved_ = false;
 };
@@ -270,9 +281,38 @@ std::string missing(const ForeachDerivative& d) {
          "' has none in torchnative";
 }
 
+// Out of place, what upstream's node saves (d.saved: its saved inputs, by name), list by
+// list and element by element, a single tensor once, whether or not backward will read it;
+// then anything else our formula reads. The rest of each element's tensors is dropped.
+void keep_as_upstream(const Call& call, const ForeachDerivative& d, const Formula& f,
+                      ForeachNode& node) {
+  std::vector<size_t> order;
+  for (const char* c = d.saved; *c; ++c) order.push_back(static_cast<size_t>(*c - '0'));
+  for (const Read& r : f.reads)
+    if (std::find(order.begin(), order.end(), static_cast<size_t>(r.arg)) == order.end())
+      order.push_back(static_cast<size_t>(r.arg));
+  std::vector<bool> kept(call.args.size(), false);
+  for (size_t p : order) {
+    if (p >= call.args.size() || kept[p]) continue;
+    const Value& v = call.args[p];
+    if (v.tag == Value::Tag::Tensor) {
+      node.keep_shared(p, v.tensor);
+    } else if (v.tag == Value::Tag::TensorList) {
+      for (auto& el : node.elements) node.keep(el, p);
+    } else {
+      continue;
+    }
+    kept[p] = true;
+  }
+  for (auto& el : node.elements)
+    for (size_t i = 0; i < el.args.size(); ++i)
+      if (el.args[i].tag == Value::Tag::Tensor && !(i < kept.size() && kept[i]))
+        el.args[i].tensor = Tensor();
+}
+
 // A node for elements [first, first + count): formula-derived, or refusing by name.
 Ptr<Node> make_node(const Call& call, const ForeachDerivative& d, const char* name,
-                    size_t first, size_t count) {
+                    size_t first, size_t count, bool in_place) {
   const Formula* f = element_formula(d);
   std::vector<int> positions = edge_positions(d);
   bool matches = f && f->inputs.size() == positions.size();
@@ -303,8 +343,12 @@ Ptr<Node> make_node(const Call& call, const ForeachDerivative& d, const char* na
     if (call.args[static_cast<size_t>(p)].tag == Value::Tag::Tensor && k == 0)
       node->shared.push_back(edge);
   });
-  // What each element's formula reads, kept as the per-tensor op keeps it; an argument the op
-  // overwrites is kept as a copy made before the write (upstream's original_selfs[i]).
+  if (!in_place) {
+    keep_as_upstream(call, d, *f, *node);
+    return node;
+  }
+  // In place, what each element's formula reads, kept as the per-tensor op keeps it; an
+  // argument the op overwrites is kept as a copy made before the write (original_selfs[i]).
   const auto& schema = call.schema->arguments;
   for (auto& el : node->elements) {
     std::vector<bool> read(el.args.size(), false);
@@ -347,7 +391,7 @@ Ptr<Node> foreach_node(const Call& call, const ForeachDerivative& d) {
   size_t n = 0;
   for (const Value& v : call.args)
     if (v.tag == Value::Tag::TensorList) n = std::max(n, v.tensors.size());
-  return make_node(call, d, d.node, 0, n);
+  return make_node(call, d, d.node, 0, n, false);
 }
 
 Ptr<Node> foreach_element_node(const Call& call, const ForeachDerivative& d, size_t i) {
@@ -385,7 +429,7 @@ Ptr<Node> foreach_element_node(const Call& call, const ForeachDerivative& d, siz
       any = any || (v.tensor && v.tensor->requires_grad());
   }
   if (!any) return Ptr<Node>();
-  return make_node(call, d, d.node, i, 1);
+  return make_node(call, d, d.node, i, 1, true);
 }
 
 void foreach_keep_result(Node& node, const Tensor& t, int output_nr) {

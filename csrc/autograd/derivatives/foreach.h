@@ -20,6 +20,9 @@ struct ForeachDerivative {
   const char* base;  // the per-tensor op whose formula each element takes; "": the op's own
   uint32_t edges;    // bit p: schema argument p gets gradients
   uint32_t twice;    // bit p: upstream's formula indexes element i of argument p again by i
+  // Out of place: the tensor arguments upstream's node saves, in its order (digits, "10":
+  // argument 1, then 0); in place, "" (each element's node keeps what its formula reads).
+  const char* saved = "";
 };
 
 // op's derivative, or null when it is no foreach op upstream's autograd records.
