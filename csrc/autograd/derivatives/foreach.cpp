@@ -252,8 +252,8 @@ std::vector<int> edge_positions(const ForeachDerivative& d) {
 }
 
 // The edges of elements [first, first + count) of the call: argument by argument (schema
-// order), a list's elements in turn, one edge for a single tensor. `slot(p, k)` is told the
-// edge of element k of argument p.
+// order), a list's elements in turn, one edge for a single tensor. `slot(p, k, edge)` is told
+// the edge of element k of argument p.
 template <class F>
 void lay_edges(const Call& call, const std::vector<int>& positions, size_t first, size_t count,
                Node& node, F&& slot) {
