@@ -277,3 +277,38 @@ def test_norm_takes_upstreams_own_formula_for_every_ord():
     assert ours == upstream
     assert upstream["0"][1:] == [None, None, None]
     assert upstream["inf"][0][0] == "ForeachNormBackward0"
+
+
+
+META = r'''
+# Differentiable SGD steps through its foreach path (_foreach_add_, _foreach_mul_ recorded on
+# non-leaf parameters and buffers), then a gradient through the steps back to the initial
+# weights; with weight decay upstream's own saved tensors are overwritten by the later step,
+# which both refuse alike.
+for steps in (1, 2):
+    for wd in (0, 0.01):
+        for mom in (0, 0.9):
+            torch.manual_seed(0)
+            w0 = torch.randn(3, 2, requires_grad=True)
+            w = w0.clone()
+            x = torch.randn(4, 3)
+            opt = torch.optim.SGD([w], lr=0.1, momentum=mom, weight_decay=wd,
+                                  differentiable=True, foreach=True)
+            for _ in range(steps):
+                g, = torch.autograd.grad((x @ w).pow(2).sum(), w, create_graph=True)
+                w.grad = g
+                opt.step()
+            key = f"{steps} {wd} {mom}"
+            try:
+                out[key] = [names(w.grad_fn)] + grads_of(
+                    torch.autograd.grad((x @ w).sum(), w0))
+            except Exception as e:
+                out[key] = [type(e).__name__, str(e)]
+'''
+
+
+def test_differentiable_sgd_steps_through_foreach_agree():
+    ours, upstream = _both.both(PRELUDE, META)
+    assert ours == upstream
+    assert upstream["2 0 0.9"][0][0] == "AddBackward0"
+    assert upstream["2 0.01 0.9"][0] == "RuntimeError"
