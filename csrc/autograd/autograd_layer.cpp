@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/derivatives/foreach.h"
 #include "autograd/formula.h"
 #include "autograd/forward_ad.h"
 #include "autograd/grad_mode.h"
@@ -268,7 +269,76 @@ std::string pretty_name(const OpInfo& op) {
   return s;
 }
 
+// Upstream's check_inplace for each element of an in-place foreach call that needs a node
+// (one of its arguments requires grad): a leaf, or a view of one, refuses.
+void check_foreach_writes(const Call& call, const std::vector<Ptr<Node>>& nodes) {
+  const std::vector<Tensor>& selfs = call.args[0].tensors;
+  for (size_t i = 0; i < selfs.size() && i < nodes.size(); ++i) {
+    const Tensor& t = selfs[i];
+    if (!nodes[i] || !t) continue;
+    const Ptr<TensorImpl>& base = t->view_base();
+    if (base && base->requires_grad() && base->is_leaf())
+      TN_FAIL(Runtime, "a view of a leaf Variable that requires grad is being used in an "
+              "in-place operation.");
+    if (t->requires_grad() && t->is_leaf())
+      TN_FAIL(Runtime, "a leaf Variable that requires grad is being used in an in-place "
+              "operation.");
+  }
+}
+
+// A foreach call (derivatives/foreach.h). Out of place: one node over every element, result
+// element i its output i. In place: a node per element that needs one, onto which that
+// element's history is rebased (through CopySlices for a view), as upstream's generated code
+// does for each self[i].
+void foreach_kernel(Call& call, const ForeachDerivative& d) {
+  bool record = t_grad_mode && !inference_mode_enabled() && any_requires_grad(call);
+  bool in_place = !call.args.empty() && writes(call, 0) &&
+                  call.args[0].tag == Value::Tag::TensorList;
+  Ptr<Node> node;
+  std::vector<Ptr<Node>> element_nodes;
+  if (record && in_place) {
+    for (size_t i = 0; i < call.args[0].tensors.size(); ++i)
+      element_nodes.push_back(foreach_element_node(call, d, i));
+    check_foreach_writes(call, element_nodes);
+  } else if (record) {
+    node = foreach_node(call, d);
+  }
+  DualCallPtr dual = dual_level_live() ? forward_prepare(call) : nullptr;
+  {
+    ExcludeKeys below(key_bit(DispatchKey::Autograd) | key_bit(DispatchKey::ADInplaceOrView));
+    redispatch_below(call, DispatchKey::Autograd);
+  }
+  if (dual) forward_record(call, *dual);
+  if (!record) return;
+  if (!in_place) {
+    int output_nr = 0;
+    for (Value& v : call.results) {
+      if (v.tag != Value::Tag::TensorList) continue;
+      for (Tensor& t : v.tensors) {
+        if (t && is_floating(t->dtype())) {
+          set_history(t, node, output_nr);
+          foreach_keep_result(*node, t, output_nr);
+        }
+        ++output_nr;
+      }
+    }
+    return;
+  }
+  std::vector<Tensor>& selfs = call.args[0].tensors;
+  for (size_t i = 0; i < selfs.size() && i < element_nodes.size(); ++i) {
+    Tensor& t = selfs[i];
+    if (!element_nodes[i] || !t || !is_floating(t->dtype())) continue;
+    set_history(t, element_nodes[i], 0);
+    foreach_keep_result(*element_nodes[i], t, 0);
+    if (t->view_base()) rebase_view_history(t, element_nodes[i]);
+  }
+}
+
 void autograd_kernel(Call& call) {
+  if (const ForeachDerivative* d = foreach_derivative(call.op_index)) {
+    foreach_kernel(call, *d);
+    return;
+  }
   bool record = t_grad_mode && !inference_mode_enabled() && any_requires_grad(call);
   bool in_place = false;
   Ptr<Node> node;
