@@ -2,8 +2,8 @@
 // (upstream's derivatives.yaml entries): each calls the backward op upstream's formula names
 // (convolution_backward, max_pool2d_with_indices_backward, avg_pool2d_backward,
 // _adaptive_avg_pool2d_backward, native_batch_norm_backward), so a back end supplies one
-// kernel for it. Their own derivatives (double backward) are not written yet: recording one
-// refuses by name at backward time.
+// kernel for it. convolution_backward's own derivative is here; the pooling backward ops' are
+// in double_backward.cpp.
 #include "autograd/derivatives/helpers.h"
 
 namespace tn::autograd {
@@ -62,8 +62,60 @@ Grads batch_norm_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+// transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias),
+// given gradients ggI, ggW, ggb of its outputs (upstream's _convolution_double_backward, whose
+// three terms are written here with the ops they are adjoint to): grad_output gets
+// conv(ggI, weight) + conv(input, ggW) + ggb (per channel); input gets the input gradient of
+// conv(., ggW) at grad_output; weight the weight gradient of conv(ggI, .) at grad_output.
+// Upstream computes the last two as forward convolutions of transposed operands (stride and
+// dilation swapped); the values are the same linear maps, its bits are not claimed.
+Grads convolution_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor &go = s.tensor(0), &input = s.tensor(1), &weight = s.tensor(2);
+  const std::vector<bool>& mask = s.arg(10).bools;
+  // Gradient i of the outputs: the output existed (its mask bit) and the engine handed one.
+  auto grad_of = [&](size_t i) -> Tensor {
+    return i < g.size() && i < mask.size() && mask[i] ? g[i] : Tensor();
+  };
+  Tensor ggI = grad_of(0), ggW = grad_of(1), ggb = grad_of(2);
+  auto conv = [&](const Tensor& x, const Tensor& w) {
+    return call_tensor("aten::convolution", {V(x), V(w), Value{}, s.arg(4), s.arg(5), s.arg(6),
+                                             s.arg(7), s.arg(8), s.arg(9)});
+  };
+  auto conv_backward = [&](const Tensor& x, const Tensor& w, bool want_input) {
+    std::vector<Value> r = call(
+        "aten::convolution_backward",
+        {V(go), V(x), V(w), Value{}, s.arg(4), s.arg(5), s.arg(6), s.arg(7), s.arg(8), s.arg(9),
+         bool_list({want_input, !want_input, false})});
+    return r[want_input ? 0 : 1].tensor;
+  };
+  Grads out(3);
+  if (s.need(0)) {
+    Tensor ggo;
+    if (ggI) ggo = conv(ggI, weight);
+    if (ggW) ggo = ggo ? add(ggo, conv(input, ggW)) : conv(input, ggW);
+    if (ggb) {
+      Dims view(go->dim(), 1);
+      view[1] = ggb->sizes()[0];
+      Tensor b = expand(reshape(call_tensor("aten::contiguous", {V(ggb)}), view), go->sizes());
+      ggo = ggo ? add(ggo, b) : b;
+    }
+    out[0] = ggo ? ggo : zeros(go->sizes(), go->dtype(), go->device());
+  }
+  if (s.need(1))
+    out[1] = ggW ? conv_backward(input, ggW, true)
+                 : zeros(input->sizes(), input->dtype(), input->device());
+  if (s.need(2))
+    out[2] = ggI ? conv_backward(ggI, weight, false)
+                 : zeros(weight->sizes(), weight->dtype(), weight->device());
+  return out;
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::convolution_backward",
+                       {"ConvolutionBackwardBackward0", {0, 1, 2}, {{0}, {1}, {2}}, 0,
+                        convolution_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::convolution", {"ConvolutionBackward0", {0, 1, 2}, {{0}, {1}}, 0,
                                              convolution_backward});
 TN_REGISTER_DERIVATIVE("aten::_convolution", {"ConvolutionBackward1", {0, 1, 2}, {{0}, {1}}, 0,
