@@ -206,6 +206,29 @@ def _check(body):
     return ours
 
 
+# Group norm: gradients into its mean and rstd outputs and its double backward (upstream's
+# infinitely_differentiable_native_group_norm_backward), float32 with float64 reruns.
+GROUP_NORM = r"""
+A = torch.ops.aten
+def both_widths(name, fn, args, seed=1):
+    direct(name + "|f32", fn, args, seed)
+    direct(name + "|f64", fn, [a.double() if isinstance(a, torch.Tensor) and
+                               a.is_floating_point() else a for a in args], seed)
+x, w, b = r(2, 6, 3, 2), r(6), r(6)
+both_widths("gn_all_outputs", lambda x_, w_, b_: A.native_group_norm(x_, w_, b_, 2, 6, 6, 3,
+            1e-5), [x, w, b])
+both_widths("gn_no_affine", lambda x_: A.native_group_norm(x_, None, None, 2, 6, 6, 2, 1e-5),
+            [x])
+both_widths("gn_mean_only", lambda x_, w_: A.native_group_norm(x_, w_, None, 2, 6, 6, 3,
+            1e-5)[1], [x, w])
+both_widths("gn_rstd_only", lambda x_: A.native_group_norm(x_, None, None, 2, 6, 6, 3,
+            1e-5)[2], [x])
+for f, name in ((torch.float32, "f32"), (torch.float64, "f64")):
+    second(f"2nd_gn|{name}", lambda x_, w_, b_: F.group_norm(x_, 3, w_, b_), [x.to(f),
+           w.to(f), b.to(f)])
+"""
+
+
 def _tensors(entry):
     """The second derivatives of an outcome (a direct call's gradients, a second()'s "gg"), as
     float64 numpy arrays: what this file's formulas compute (the first-order values are the
@@ -262,6 +285,11 @@ def _check_within_upstream_error(body):
 def test_convolution_backward_double_backward_within_upstream_error():
     out = _check_within_upstream_error(CONV)
     assert out["conv_bwd|0|True|f32"]["fn"] == ["ConvolutionBackwardBackward0"] * 3
+
+
+def test_group_norm_mean_rstd_and_double_backward_within_upstream_error():
+    out = _check_within_upstream_error(GROUP_NORM)
+    assert out["gn_all_outputs|f32"]["fn"] == ["NativeGroupNormBackward0"] * 3
 
 
 def test_loss_backward_ops_double_backward_bits():
