@@ -229,6 +229,41 @@ for f, name in ((torch.float32, "f32"), (torch.float64, "f64")):
 """
 
 
+# Batch norm's backward op differentiated (upstream's batchnorm_double_backward), training and
+# eval, with and without weight; float32 with float64 reruns.
+BATCH_NORM = r"""
+A = torch.ops.aten
+def both_widths(name, fn, args, seed=1):
+    direct(name + "|f32", fn, args, seed)
+    direct(name + "|f64", fn, [a.double() if isinstance(a, torch.Tensor) and
+                               a.is_floating_point() else a for a in args], seed)
+x, gy, w, b = r(4, 3, 5), r(4, 3, 5), r(3), r(3)
+RM, RV = r(3), torch.rand(3, generator=gen) + 0.5
+def train_stats(x_):
+    return A.native_batch_norm(x_.detach(), None, None, None, None, True, 0.1, 1e-5)[1:]
+for mask in ([True, True, True], [True, False, False], [True, True, False]):
+    both_widths(f"bnb_train|{mask}", lambda g_, x_, w_: A.native_batch_norm_backward(
+        g_, x_, w_, None, None, *train_stats(x_), True, 1e-5, mask), [gy, x, w])
+    both_widths(f"bnb_eval|{mask}", lambda g_, x_, w_: A.native_batch_norm_backward(
+        g_, x_, w_, RM.to(x_.dtype), RV.to(x_.dtype), None, None, False, 1e-5, mask),
+        [gy, x, w])
+both_widths("bnb_train_no_weight", lambda g_, x_: A.native_batch_norm_backward(
+    g_, x_, None, None, None, *train_stats(x_), True, 1e-5, [True, False, False]), [gy, x])
+for f, name in ((torch.float32, "f32"), (torch.float64, "f64")):
+    second(f"2nd_bn_train|{name}", lambda x_, w_, b_: F.batch_norm(x_, None, None, w_, b_,
+           training=True), [x.to(f), w.to(f), b.to(f)])
+    second(f"2nd_bn_eval|{name}", lambda x_, w_, b_: F.batch_norm(x_, RM.to(f), RV.to(f), w_,
+           b_, training=False), [x.to(f), w.to(f), b.to(f)])
+# What upstream refuses: running stats requiring grad (at the call), save_mean/save_invstd
+# requiring grad (at backward, by name).
+both_widths("bnb_running_mean", lambda g_, x_, rm: A.native_batch_norm_backward(
+    g_, x_, None, rm, None, *train_stats(x_), True, 1e-5, [True, True, True]), [gy, x, RM])
+both_widths("bnb_save_stats", lambda g_, x_, m, v: A.native_batch_norm_backward(
+    g_, x_, None, None, None, m, v, True, 1e-5, [True, False, False]),
+    [gy, x, *train_stats(x)])
+"""
+
+
 def _tensors(entry):
     """The second derivatives of an outcome (a direct call's gradients, a second()'s "gg"), as
     float64 numpy arrays: what this file's formulas compute (the first-order values are the
@@ -290,6 +325,13 @@ def test_convolution_backward_double_backward_within_upstream_error():
 def test_group_norm_mean_rstd_and_double_backward_within_upstream_error():
     out = _check_within_upstream_error(GROUP_NORM)
     assert out["gn_all_outputs|f32"]["fn"] == ["NativeGroupNormBackward0"] * 3
+
+
+def test_batch_norm_backward_double_backward_within_upstream_error():
+    out = _check_within_upstream_error(BATCH_NORM)
+    assert out["bnb_train|[True, True, True]|f32"]["fn"] == [
+        "NativeBatchNormBackwardBackward0"] * 3
+    assert out["bnb_save_stats|f32"]["raises"][0] == "NotImplementedError"
 
 
 def test_loss_backward_ops_double_backward_bits():
