@@ -187,8 +187,8 @@ for n, (x_shape, w_shape, stride, pad, dil, tr, opad, groups) in enumerate((
     x, w = r(*x_shape), r(*w_shape)
     y = A.convolution(x, w, None, stride, pad, dil, tr, opad, groups)
     cout = w_shape[1] * groups if tr else w_shape[0]
-    for mask in ([True, True, True], [True, True, False]):
-        both_widths(f"conv_bwd|{n}|{mask[2]}", lambda g_, x_, w_: A.convolution_backward(
+    for mask in ([True, True, True], [True, True, False], [False, True, True]):
+        both_widths(f"conv_bwd|{n}|{mask}", lambda g_, x_, w_: A.convolution_backward(
             g_, x_, w_, [cout], stride, pad, dil, tr, opad, groups, mask), [r(*y.shape), x, w])
     for f, name in ((torch.float32, "f32"), (torch.float64, "f64")):
         second(f"2nd_conv|{n}|{name}", lambda x_, w_, b_: A.convolution(
@@ -241,7 +241,8 @@ x, gy, w, b = r(4, 3, 5), r(4, 3, 5), r(3), r(3)
 RM, RV = r(3), torch.rand(3, generator=gen) + 0.5
 def train_stats(x_):
     return A.native_batch_norm(x_.detach(), None, None, None, None, True, 0.1, 1e-5)[1:]
-for mask in ([True, True, True], [True, False, False], [True, True, False]):
+for mask in ([True, True, True], [True, False, False], [True, True, False],
+             [False, True, True]):
     both_widths(f"bnb_train|{mask}", lambda g_, x_, w_: A.native_batch_norm_backward(
         g_, x_, w_, None, None, *train_stats(x_), True, 1e-5, mask), [gy, x, w])
     both_widths(f"bnb_eval|{mask}", lambda g_, x_, w_: A.native_batch_norm_backward(
@@ -261,6 +262,29 @@ both_widths("bnb_running_mean", lambda g_, x_, rm: A.native_batch_norm_backward(
 both_widths("bnb_save_stats", lambda g_, x_, m, v: A.native_batch_norm_backward(
     g_, x_, None, None, None, m, v, True, 1e-5, [True, False, False]),
     [gy, x, *train_stats(x)])
+"""
+
+
+# Layer norm's backward op differentiated (upstream's layer_norm_double_backward): rows of 2x3
+# and of 5, with and without weight; float32 with float64 reruns.
+LAYER_NORM = r"""
+A = torch.ops.aten
+def both_widths(name, fn, args, seed=1):
+    direct(name + "|f32", fn, args, seed)
+    direct(name + "|f64", fn, [a.double() if isinstance(a, torch.Tensor) and
+                               a.is_floating_point() else a for a in args], seed)
+def stats(x_, shape):
+    return A.native_layer_norm(x_.detach(), shape, None, None, 1e-5)[1:]
+for shape, xs in (([5], (3, 5)), ([2, 3], (2, 2, 2, 3))):
+    x, gy, w, b = r(*xs), r(*xs), r(*shape), r(*shape)
+    k = "x".join(map(str, shape))
+    for mask in ([True, True, True], [True, False, False], [False, True, True]):
+        both_widths(f"lnb|{k}|{mask}", lambda g_, x_, w_, b_: A.native_layer_norm_backward(
+            g_, x_, shape, *stats(x_, shape), w_, b_, mask), [gy, x, w, b])
+    both_widths(f"lnb_no_weight|{k}", lambda g_, x_: A.native_layer_norm_backward(
+        g_, x_, shape, *stats(x_, shape), None, None, [True, False, False]), [gy, x])
+    both_widths(f"lnb_stats|{k}", lambda g_, x_, m, v: A.native_layer_norm_backward(
+        g_, x_, shape, m, v, None, None, [True, False, False]), [gy, x, *stats(x, shape)])
 """
 
 
@@ -319,7 +343,7 @@ def _check_within_upstream_error(body):
 
 def test_convolution_backward_double_backward_within_upstream_error():
     out = _check_within_upstream_error(CONV)
-    assert out["conv_bwd|0|True|f32"]["fn"] == ["ConvolutionBackwardBackward0"] * 3
+    assert out["conv_bwd|0|[True, True, True]|f32"]["fn"] == ["ConvolutionBackwardBackward0"] * 3
 
 
 def test_group_norm_mean_rstd_and_double_backward_within_upstream_error():
@@ -332,6 +356,12 @@ def test_batch_norm_backward_double_backward_within_upstream_error():
     assert out["bnb_train|[True, True, True]|f32"]["fn"] == [
         "NativeBatchNormBackwardBackward0"] * 3
     assert out["bnb_save_stats|f32"]["raises"][0] == "NotImplementedError"
+
+
+def test_layer_norm_backward_double_backward_within_upstream_error():
+    out = _check_within_upstream_error(LAYER_NORM)
+    assert out["lnb|5|[True, True, True]|f32"]["fn"] == ["NativeLayerNormBackwardBackward0"] * 3
+    assert out["lnb_stats|5|f32"]["raises"][0] == "NotImplementedError"
 
 
 def test_loss_backward_ops_double_backward_bits():

@@ -62,6 +62,25 @@ Grads batch_norm_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// Whether output i's gradient stands for one upstream's engine would hand as defined: ours
+// fills zeros for outputs nothing used, so one counts when it has history or is not all zeros.
+bool handed(const Grads& g, size_t i) {
+  if (i >= g.size() || !g[i]) return false;
+  if (g[i]->requires_grad()) return true;
+  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
+  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
+}
+
+// Where output i's gradient is in g, for an op whose output i exists when mask[i] is set: the
+// recording numbers only the outputs that exist, so g holds one per set bit (all three when
+// every output exists); -1 when output i does not exist.
+int grad_slot(const Grads& g, const std::vector<bool>& mask, size_t i) {
+  if (i >= mask.size() || !mask[i]) return -1;
+  size_t slot = 0;
+  for (size_t j = 0; j < i; ++j) slot += mask[j] ? 1 : 0;
+  return slot < g.size() ? static_cast<int>(slot) : -1;
+}
+
 // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
 // transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias),
 // given gradients ggI, ggW, ggb of its outputs (upstream's _convolution_double_backward, whose
@@ -69,13 +88,15 @@ Grads batch_norm_backward(const Saved& s, const Grads& g) {
 // conv(ggI, weight) + conv(input, ggW) + ggb (per channel); input gets the input gradient of
 // conv(., ggW) at grad_output; weight the weight gradient of conv(ggI, .) at grad_output.
 // Upstream computes the last two as forward convolutions of transposed operands (stride and
-// dilation swapped); the values are the same linear maps, its bits are not claimed.
+// dilation swapped); the values are the same linear maps, its bits are not claimed. A missing
+// gradient (an output that does not exist, or that nothing used) contributes no term.
 Grads convolution_backward_backward(const Saved& s, const Grads& g) {
   const Tensor &go = s.tensor(0), &input = s.tensor(1), &weight = s.tensor(2);
   const std::vector<bool>& mask = s.arg(10).bools;
   // Gradient i of the outputs: the output existed (its mask bit) and the engine handed one.
   auto grad_of = [&](size_t i) -> Tensor {
-    return i < g.size() && i < mask.size() && mask[i] ? g[i] : Tensor();
+    int k = grad_slot(g, mask, i);
+    return k >= 0 && handed(g, static_cast<size_t>(k)) ? g[static_cast<size_t>(k)] : Tensor();
   };
   Tensor ggI = grad_of(0), ggW = grad_of(1), ggb = grad_of(2);
   auto conv = [&](const Tensor& x, const Tensor& w) {
@@ -100,24 +121,12 @@ Grads convolution_backward_backward(const Saved& s, const Grads& g) {
       Tensor b = expand(reshape(call_tensor("aten::contiguous", {V(ggb)}), view), go->sizes());
       ggo = ggo ? add(ggo, b) : b;
     }
-    out[0] = ggo ? ggo : zeros(go->sizes(), go->dtype(), go->device());
+    out[0] = ggo;
   }
-  if (s.need(1))
-    out[1] = ggW ? conv_backward(input, ggW, true)
-                 : zeros(input->sizes(), input->dtype(), input->device());
-  if (s.need(2))
-    out[2] = ggI ? conv_backward(ggI, weight, false)
-                 : zeros(weight->sizes(), weight->dtype(), weight->device());
+  // A term whose gradient is missing is missing too (upstream's gives None there).
+  if (s.need(1) && ggW) out[1] = conv_backward(input, ggW, true);
+  if (s.need(2) && ggI) out[2] = conv_backward(ggI, weight, false);
   return out;
-}
-
-// Whether output i's gradient stands for one upstream's engine would hand as defined: ours
-// fills zeros for outputs nothing used, so one counts when it has history or is not all zeros.
-bool handed(const Grads& g, size_t i) {
-  if (i >= g.size() || !g[i]) return false;
-  if (g[i]->requires_grad()) return true;
-  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
-  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
 }
 
 // Upstream's batchnorm_double_backward helpers: sums over every dim but 1 (keepdim or not),
@@ -154,7 +163,8 @@ Grads batch_norm_backward_backward(const Saved& s, const Grads& g) {
             "implemented.");
   const std::vector<bool>& mask = s.arg(9).bools;
   auto grad_of = [&](size_t i) {
-    return i < mask.size() && mask[i] && handed(g, i) ? g[i] : Tensor();
+    int k = grad_slot(g, mask, i);
+    return k >= 0 && handed(g, static_cast<size_t>(k)) ? g[static_cast<size_t>(k)] : Tensor();
   };
   Tensor ggI = grad_of(0), ggG = grad_of(1), ggB = grad_of(2);
   const Tensor &gO = s.tensor(0), &input = s.tensor(1);

@@ -3,7 +3,8 @@
 // ops, in their order of operations): mse_loss_backward, smooth_l1_loss_backward,
 // huber_loss_backward, soft_margin_loss_backward, log_sigmoid_backward,
 // binary_cross_entropy_backward, nll_loss_backward, nll_loss2d_backward, avg_pool2d_backward,
-// _adaptive_avg_pool2d_backward, max_pool2d_with_indices_backward, embedding_dense_backward.
+// _adaptive_avg_pool2d_backward, max_pool2d_with_indices_backward, embedding_dense_backward,
+// native_layer_norm_backward.
 // The arguments upstream does not differentiate (a loss's weight, total_weight, the buffer)
 // are refused when they require grad, as upstream's check_no_requires_grad does.
 #include "autograd/derivatives/helpers.h"
@@ -274,6 +275,123 @@ Grads embedding_dense_backward_backward(const Saved& s, const Grads& g) {
   return {reshape(rows, shape)};
 }
 
+// Where output i's gradient is in g, for an op whose output i exists when mask[i] is set: the
+// recording numbers only the outputs that exist, so g holds one per set bit (all three when
+// every output exists); -1 when output i does not exist.
+int grad_slot(const Grads& g, const std::vector<bool>& mask, size_t i) {
+  if (i >= mask.size() || !mask[i]) return -1;
+  size_t slot = 0;
+  for (size_t j = 0; j < i; ++j) slot += mask[j] ? 1 : 0;
+  return slot < g.size() ? static_cast<int>(slot) : -1;
+}
+// Whether output i's gradient stands for one upstream's engine would hand as defined: ours
+// fills zeros for outputs nothing used, so one counts when it has history or is not all zeros.
+bool handed(const Grads& g, size_t i) {
+  if (i >= g.size() || !g[i]) return false;
+  if (g[i]->requires_grad()) return true;
+  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
+  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
+}
+Tensor row_sum(const Tensor& a) {
+  return call_tensor("aten::sum.dim_IntList",
+                     {V(a), Value::of_ints(Dims{1}), Value::of_bool(true)});
+}
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask) given gradients ggI, ggG, ggB of its outputs: upstream's
+// layer_norm_double_backward over M rows of N (edges: input, weight, grad_out; bias gets none,
+// mean and rstd are refused by name as upstream's not_implemented).
+Grads layer_norm_backward_backward(const Saved& s, const Grads& g) {
+  if (s.need(4))
+    TN_FAIL(NotImplemented, "the derivative for 'native_layer_norm_backward mean' is not "
+            "implemented.");
+  if (s.need(5))
+    TN_FAIL(NotImplemented, "the derivative for 'native_layer_norm_backward rstd' is not "
+            "implemented.");
+  const std::vector<bool>& mask = s.arg(7).bools;
+  auto grad_of = [&](size_t i) {
+    int k = grad_slot(g, mask, i);
+    return k >= 0 && handed(g, static_cast<size_t>(k)) ? g[static_cast<size_t>(k)] : Tensor();
+  };
+  Tensor ggI = grad_of(0), ggG = grad_of(1), ggB = grad_of(2);
+  const Tensor &gO_t = s.tensor(0), &input_t = s.tensor(1);
+  const Tensor* gamma = opt_tensor(s, 5);
+  ScalarType dt = input_t->dtype();
+  size_t axis = input_t->sizes().size() - s.ints(2).size();
+  int64_t M = 1, N = 1;
+  for (size_t i = 0; i < input_t->sizes().size(); ++i) (i < axis ? M : N) *= input_t->sizes()[i];
+  Scalar Ns = Scalar::from_int(N), negN = Scalar::from_int(-N);
+  Tensor input = reshape(input_t, {M, N}), gO = reshape(gO_t, {M, N});
+  Tensor gamma_expanded, ggG_expanded, ggB_expanded, ggI_expanded;
+  if (gamma) {
+    gamma_expanded = reshape(*gamma, {1, N});
+    if (ggG) ggG_expanded = reshape(ggG, {1, N});
+    if (ggB) ggB_expanded = reshape(ggB, {1, N});
+  } else {
+    gamma_expanded = call_tensor("aten::ones", {Value::of_ints(Dims{1}), Value::of_dtype(dt),
+                                                Value{}, Value::of_device(input->device())});
+  }
+  if (ggI) ggI_expanded = reshape(ggI, {M, N});
+  Tensor input_sub_mu = sub(input, to_dtype(reshape(s.tensor(3), {M, 1}), dt));
+  // rstd, its square and its cube (upstream's sigma2_eps_neg_1_2, _neg_1, _neg_3_2).
+  Tensor s12 = to_dtype(reshape(s.tensor(4), {M, 1}), dt);
+  Tensor s1 = pow(s12, Scalar::from_int(2)), s32 = pow(s12, Scalar::from_int(3));
+  Tensor input_mu_s32 = mul(input_sub_mu, s32);
+  Tensor gI;
+  if (ggI) {
+    Tensor gxhat = mul(gO, gamma_expanded);
+    Tensor gxhat_mu_sum = row_sum(mul(gxhat, input_sub_mu));
+    Tensor gxhat_sum = row_sum(gxhat);
+    Tensor ggI_sum = row_sum(ggI_expanded);
+    Tensor ggI_mu_sum = row_sum(mul(ggI_expanded, input_sub_mu));
+    Tensor all_sub = add(sub(div(mul(ggI_sum, gxhat_sum), Ns), row_sum(mul(ggI_expanded, gxhat))),
+                         mul(mul(mul(s1, gxhat_mu_sum), ggI_mu_sum),
+                             Scalar::from_double(3.0 / static_cast<double>(N))));
+    Tensor gI_0t = div(mul(input_mu_s32, all_sub), Ns);
+    Tensor gI_1t = mul(div(mul(ggI_mu_sum, s32), Ns), sub(div(gxhat_sum, Ns), gxhat));
+    Tensor gI_2t = mul(div(mul(gxhat_mu_sum, s32), Ns), sub(div(ggI_sum, Ns), ggI_expanded));
+    gI = add(add(gI_0t, gI_1t), gI_2t);
+  }
+  if (gamma && ggG) {
+    Tensor gO_ggG = mul(gO, ggG_expanded);
+    Tensor t0 = mul(gO_ggG, s12);
+    Tensor t1 = div(mul(s12, row_sum(gO_ggG)), negN);
+    Tensor t2 = div(mul(input_mu_s32, row_sum(mul(gO_ggG, input_sub_mu))), negN);
+    Tensor term = add(add(t0, t1), t2);
+    gI = gI ? add(gI, term) : term;
+  }
+  if (gI) gI = reshape(gI, input_t->sizes());
+  // The first backward's grad_input for gradient go and scale gam.
+  auto first_bwd_grad_input = [&](const Tensor& go, const Tensor& gam) {
+    Tensor h0 = div(mul(gam, s12), Ns);
+    Tensor h1 = sub(sub(mul(go, Ns), row_sum(go)),
+                    mul(mul(input_sub_mu, s1), row_sum(mul(go, input_sub_mu))));
+    return mul(h0, h1);
+  };
+  Tensor gG;
+  if (gamma && ggI) {
+    Tensor one = call_tensor("aten::ones", {Value::of_ints(Dims{}), Value::of_dtype(s12->dtype()),
+                                            Value{}, Value::of_device(s12->device())});
+    gG = call_tensor("aten::sum.dim_IntList",
+                     {V(mul(gO, first_bwd_grad_input(ggI_expanded, one))),
+                      Value::of_ints(Dims{0}), Value::of_bool(false)});
+    gG = reshape(gG, (*gamma)->sizes());
+  }
+  Tensor ggO;
+  if (ggI) ggO = first_bwd_grad_input(ggI_expanded, gamma_expanded);
+  if (ggG) {
+    Tensor term = mul(mul(ggG_expanded, input_sub_mu), s12);
+    ggO = ggO ? add(ggO, term) : term;
+  }
+  if (ggB) ggO = ggO ? add(ggO, ggB_expanded) : ggB_expanded;
+  if (ggO) ggO = reshape(expand(ggO, {M, N}), input_t->sizes());
+  Grads out(6);
+  if (s.need(0)) out[0] = gI;
+  if (s.need(1)) out[1] = gG;
+  if (s.need(2)) out[2] = ggO;
+  return out;
+}
+
 constexpr char kNllLoss[] = "aten::nll_loss";
 constexpr char kNllLoss2d[] = "aten::nll_loss2d";
 
@@ -312,6 +430,9 @@ TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool2d_backward",
 TN_REGISTER_DERIVATIVE("aten::max_pool2d_with_indices_backward",
                        {"MaxPool2DWithIndicesBackwardBackward0", {0, 1}, {{7, 0}}, 0,
                         max_pool2d_backward_backward});
+TN_REGISTER_DERIVATIVE("aten::native_layer_norm_backward",
+                       {"NativeLayerNormBackwardBackward0", {1, 5, 0, 6, 3, 4},
+                        {{0}, {1}, {3}, {4}, {5}}, 0, layer_norm_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::embedding_dense_backward",
                        {"EmbeddingDenseBackwardBackward0", {0}, {{1}}, 0,
                         embedding_dense_backward_backward});
