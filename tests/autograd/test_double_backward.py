@@ -288,6 +288,29 @@ for shape, xs in (([5], (3, 5)), ([2, 3], (2, 2, 2, 3))):
 """
 
 
+# as_strided's gradient (upstream's layout-agnostic as_strided_backward): plain, expanded and
+# overlapping outputs, overlapping and offset inputs, size-0 and size-1 dims. An explicit
+# storage_offset refuses by name here (the recording keeps no input storage offset).
+AS_STRIDED = r"""
+def strided_case(name, base_fn, size, stride, offset=None):
+    def f(x):
+        v = base_fn(x)
+        return v.as_strided(size, stride) if offset is None else v.as_strided(size, stride,
+                                                                              offset)
+    direct(name, f, [r(15)])
+strided_case("plain", lambda x: x[:9].view(3, 3), (2, 2), (1, 2))
+strided_case("expand", lambda x: x[:3], (3, 3), (1, 0))
+strided_case("overlap_out", lambda x: x, (3, 3), (2, 1))
+strided_case("overlap_out2", lambda x: x, (3, 2), (3, 6))
+strided_case("transposed_input", lambda x: x[:12].view(4, 3).t(), (2, 2), (1, 3))
+strided_case("overlap_input", lambda x: x[:3].expand(3, 3), (1,), (1,))
+strided_case("overlap_input2", lambda x: x[:3].expand(2, 3), (2, 2), (1, 1))
+strided_case("offset_input", lambda x: x[5:], (2, 2), (1, 2))
+strided_case("size0", lambda x: x[:4], (0, 2), (1, 1))
+strided_case("size1", lambda x: x[:6], (1, 3, 1), (5, 2, 7))
+"""
+
+
 def _tensors(entry):
     """The second derivatives of an outcome (a direct call's gradients, a second()'s "gg"), as
     float64 numpy arrays: what this file's formulas compute (the first-order values are the
@@ -362,6 +385,18 @@ def test_layer_norm_backward_double_backward_within_upstream_error():
     out = _check_within_upstream_error(LAYER_NORM)
     assert out["lnb|5|[True, True, True]|f32"]["fn"] == ["NativeLayerNormBackwardBackward0"] * 3
     assert out["lnb_stats|5|f32"]["raises"][0] == "NotImplementedError"
+
+
+def test_as_strided_gradient_bits():
+    out = _check(AS_STRIDED)
+    assert out["overlap_out"]["fn"] == ["AsStridedBackward0"]
+
+
+def test_as_strided_explicit_offset_refuses_by_name():
+    ours = _both.both(PRELUDE, AS_STRIDED.replace('strided_case("plain"',
+        'strided_case("given", lambda x: x, (2, 2), (1, 2), 1)\nstrided_case("plain"'))[0]
+    assert ours["given"]["raises"][0] == "NotImplementedError"
+    assert "storage_offset" in ours["given"]["raises"][1]
 
 
 def test_loss_backward_ops_double_backward_bits():
