@@ -60,9 +60,9 @@ Tensor strided(const Tensor& t, const Geometry& g, int64_t offset) {
 // grad, the input's geometry (its metas) and the output's.
 Grads as_strided_backward(const Saved& s, const Grads& g) {
   TN_CHECK_KIND(s.arg(3).tag != Value::Tag::Int, NotImplemented,
-                "torchnative: the gradient of as_strided with an explicit storage_offset is "
-                "not implemented (it needs the input's storage offset, which the recording "
-                "does not keep; autograd, issue 8)");
+                "torchnative: the derivative for 'aten::as_strided' with an explicit "
+                "storage_offset is not implemented (it needs the input's storage offset, which "
+                "the recording does not keep; autograd, issue 8)");
   const ArgMeta& in = s.meta(0);
   const Dims &size = s.ints(1), &stride = s.ints(2);
   Tensor grad = g[0];
