@@ -308,6 +308,19 @@ strided_case("overlap_input2", lambda x: x[:3].expand(2, 3), (2, 2), (1, 1))
 strided_case("offset_input", lambda x: x[5:], (2, 2), (1, 2))
 strided_case("size0", lambda x: x[:4], (0, 2), (1, 1))
 strided_case("size1", lambda x: x[:6], (1, 3, 1), (5, 2, 7))
+# A view whose base is written in place afterwards gets its history from the base
+# (AsStridedBackward0 over the view's geometry): an expanded (overlapping) view, offset views.
+def regenerated(name, view_fn):
+    def f(x):
+        base = x * 1
+        v = view_fn(base)
+        base.mul_(2)
+        return v
+    direct(name, f, [r(12)])
+regenerated("regen_expand", lambda b: b[:3].expand(4, 3))
+regenerated("regen_expand_offset", lambda b: b[5:8].unsqueeze(1).expand(3, 2))
+regenerated("regen_overlap_strided", lambda b: b.as_strided((3, 3), (2, 1), 1))
+regenerated("regen_slice", lambda b: b[2:10:3])
 """
 
 

@@ -56,20 +56,19 @@ Tensor strided(const Tensor& t, const Geometry& g, int64_t offset) {
                                           Value::of_ints(g.strides), Value::of_int(offset)});
 }
 
-// as_strided(self, size, stride, storage_offset?): self gets upstream's as_strided_backward of
-// grad, the input's geometry (its metas) and the output's.
-Grads as_strided_backward(const Saved& s, const Grads& g) {
-  TN_CHECK_KIND(s.arg(3).tag != Value::Tag::Int, NotImplemented,
-                "torchnative: the derivative for 'aten::as_strided' with an explicit "
-                "storage_offset is not implemented (it needs the input's storage offset, which "
-                "the recording does not keep; autograd, issue 8)");
-  const ArgMeta& in = s.meta(0);
-  const Dims &size = s.ints(1), &stride = s.ints(2);
-  Tensor grad = g[0];
+}  // namespace
+
+// Upstream's as_strided_backward: the gradient of an input laid out (in_sizes, in_strides,
+// in_offset) from that of its as_strided view (size, stride, out_offset). Also the gradient of
+// a view regenerated from its base (view_history.cpp's ViewOfBase, for overlapping views).
+Tensor as_strided_backward(Tensor grad, const Dims& in_sizes, const Dims& in_strides,
+                           int64_t in_offset, const Dims& size, const Dims& stride,
+                           int64_t out_offset) {
+  using namespace d;
   Geometry out;
   for (int64_t i = static_cast<int64_t>(size.size()) - 1; i >= 0; --i) {
     size_t k = static_cast<size_t>(i);
-    if (size[k] == 0) return {zeros(in.sizes, grad->dtype(), grad->device())};
+    if (size[k] == 0) return zeros(in_sizes, grad->dtype(), grad->device());
     if (size[k] == 1) {
       grad = squeeze(grad, i);
     } else if (stride[k] == 0) {
@@ -81,17 +80,18 @@ Grads as_strided_backward(const Saved& s, const Grads& g) {
     }
   }
   Geometry inp;
-  for (int64_t i = static_cast<int64_t>(in.sizes.size()) - 1; i >= 0; --i) {
+  for (int64_t i = static_cast<int64_t>(in_sizes.size()) - 1; i >= 0; --i) {
     size_t k = static_cast<size_t>(i);
-    if (in.sizes[k] == 0) return {zeros(in.sizes, grad->dtype(), grad->device())};
-    if (in.sizes[k] != 1) {
-      inp.sizes.insert(inp.sizes.begin(), in.sizes[k]);
-      inp.strides.insert(inp.strides.begin(), in.strides[k]);
+    if (in_sizes[k] == 0) return zeros(in_sizes, grad->dtype(), grad->device());
+    if (in_sizes[k] != 1) {
+      inp.sizes.insert(inp.sizes.begin(), in_sizes[k]);
+      inp.strides.insert(inp.strides.begin(), in_strides[k]);
     }
   }
   bool out_overlap = maybe_overlapping(out), inp_overlap = maybe_overlapping(inp);
-  // Without storage_offset both start at the input's offset: the effective offsets are 0.
-  int64_t base_size = std::max(min_storage_size(inp, 0), min_storage_size(out, 0));
+  int64_t shared = std::min(in_offset, out_offset);
+  int64_t inp_eff = in_offset - shared, out_eff = out_offset - shared;
+  int64_t base_size = std::max(min_storage_size(inp, inp_eff), min_storage_size(out, out_eff));
   Tensor storage = zeros(Dims{base_size}, grad->dtype(), grad->device());
   Tensor flat_indices;
   if (inp_overlap || out_overlap)
@@ -99,14 +99,14 @@ Grads as_strided_backward(const Saved& s, const Grads& g) {
                                                 Value::of_dtype(ScalarType::Long), Value{},
                                                 Value::of_device(grad->device())});
   if (out_overlap) {
-    Tensor idx = reshape(strided(flat_indices, out, 0), Dims{-1});
+    Tensor idx = reshape(strided(flat_indices, out, out_eff), Dims{-1});
     storage = call_tensor("aten::index_add", {V(storage), Value::of_int(0), V(idx),
                                               V(reshape(grad, Dims{-1}))});
   } else {
-    ops::copy_(strided(storage, out, 0), grad);
+    ops::copy_(strided(storage, out, out_eff), grad);
   }
   if (inp_overlap) {
-    Tensor idx = reshape(strided(flat_indices, inp, 0), Dims{-1});
+    Tensor idx = reshape(strided(flat_indices, inp, inp_eff), Dims{-1});
     Tensor one = call_tensor("aten::ones", {Value::of_ints(Dims{1}), Value::of_dtype(grad->dtype()),
                                             Value{}, Value::of_device(grad->device())});
     Tensor count = call_tensor(
@@ -114,12 +114,26 @@ Grads as_strided_backward(const Saved& s, const Grads& g) {
                             Value::of_int(0), V(idx), V(expand(one, idx->sizes()))});
     storage = div(storage, count);  // NaN outside what the input reaches, as upstream's
   }
-  return {strided(storage, Geometry{in.sizes, in.strides}, 0)};
+  return strided(storage, Geometry{in_sizes, in_strides}, inp_eff);
+}
+
+namespace {
+
+// as_strided(self, size, stride, storage_offset?): self gets as_strided_backward of grad, the
+// input's geometry (its metas) and the output's. Without storage_offset the output starts
+// where the input does, so both offsets count as 0.
+Grads as_strided_formula(const Saved& s, const Grads& g) {
+  TN_CHECK_KIND(s.arg(3).tag != Value::Tag::Int, NotImplemented,
+                "torchnative: the derivative for 'aten::as_strided' with an explicit "
+                "storage_offset is not implemented (it needs the input's storage offset, which "
+                "the recording does not keep; autograd, issue 8)");
+  const ArgMeta& in = s.meta(0);
+  return {as_strided_backward(g[0], in.sizes, in.strides, 0, s.ints(1), s.ints(2), 0)};
 }
 
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::as_strided",
-                       {"AsStridedBackward0", {0}, {}, 0, as_strided_backward});
+                       {"AsStridedBackward0", {0}, {}, 0, as_strided_formula});
 
 }  // namespace tn::autograd
