@@ -8,6 +8,13 @@
 #include "kernels/composite/ops.h"
 
 namespace tn::autograd {
+
+// Upstream's as_strided_backward (derivatives/as_strided.cpp; declared here until
+// view_history.h or a derivatives header carries it).
+Tensor as_strided_backward(Tensor grad, const Dims& in_sizes, const Dims& in_strides,
+                           int64_t in_offset, const Dims& size, const Dims& stride,
+                           int64_t out_offset);
+
 namespace {
 
 struct Geometry {
@@ -58,9 +65,8 @@ class ViewOfBase final : public Node {
   Grads apply(Grads&& grads) override {
     if (!grads[0]) return {Tensor()};
     if (!non_overlapping(view_))
-      TN_FAIL(NotImplemented, "torchnative: the gradient of a view with overlapping elements "
-              "(an expanded view) whose base was written in place is not implemented "
-              "(upstream's as_strided_backward; autograd, issue 8)");
+      return {as_strided_backward(grads[0], base_.sizes, base_.strides, base_.offset,
+                                  view_.sizes, view_.strides, view_.offset)};
     Tensor whole = zeros_laid_out(base_, dtype_, device_);
     ops::copy_(slice_of(whole, base_, view_), grads[0]);
     return {whole};

@@ -25,11 +25,12 @@ Grads pad_backward(const Saved& s, const Grads& g) {
   return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), Value::of_ints(s.ints(1))})};
 }
 // <op>_backward(grad_output, self, padding): grad_output gets <op>(grad, padding); self, whose
-// values the backward never reads, gets none.
+// values the backward never reads, gets zeros (upstream's zeros_like(self)).
 template <const char* kForward>
 Grads pad_backward_backward(const Saved& s, const Grads& g) {
   Grads out(2);
   if (s.need(0)) out[0] = call_tensor(kForward, {V(g[0]), Value::of_ints(s.ints(2))});
+  if (s.need(1)) out[1] = zeros(s.meta(1).sizes, s.meta(1).dtype, s.meta(1).device);
   return out;
 }
 
