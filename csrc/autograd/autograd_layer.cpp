@@ -10,7 +10,6 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/derivatives/foreach.h"
 #include "autograd/formula.h"
@@ -190,13 +189,18 @@ ArgMeta arg_meta(const Tensor& t) {
   return {t->sizes(), t->strides(), t->dtype(), t->device()};
 }
 
-// The ops upstream's autograd codegen gives its NotImplemented node (tools/gen_ops.py's
-// upstream_no_derivative): "aten::heaviside", ...
-bool upstream_has_no_derivative(const std::string& op_key) {
-  static const std::unordered_set<std::string> keys = {
+// The ops upstream's autograd gives its NotImplemented node (tools/gen_ops.py's
+// upstream_no_derivative), each with the name that node's message gives: "aten::heaviside" ->
+// "aten::heaviside", "aten::set_.source_Tensor" -> "set_". Null where upstream has a derivative.
+const char* upstream_no_derivative_name(const std::string& op_key) {
+  static const std::unordered_map<std::string, const char*> names = {
 #include "no_derivative.inc"
   };
-  return keys.count(op_key) != 0;
+  auto it = names.find(op_key);
+  return it == names.end() ? nullptr : it->second;
+}
+bool upstream_has_no_derivative(const std::string& op_key) {
+  return upstream_no_derivative_name(op_key) != nullptr;
 }
 
 // The node for a call about to run: its edges and what its formula reads, taken before the op
@@ -206,17 +210,22 @@ Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key,
   if (!f) {
     // Upstream's own NotImplemented node where upstream has no derivative either (its message
     // names the op without its overload); ours, by name, where upstream has one.
-    bool upstream_has_none = upstream_has_no_derivative(op_key);
+    const char* upstream_name = upstream_no_derivative_name(op_key);
+    bool upstream_has_none = upstream_name != nullptr;
     std::string why = upstream_has_none
-                          ? "derivative for " + op_key.substr(0, op_key.find('.')) +
-                                " is not implemented"
+                          ? std::string("derivative for ") + upstream_name + " is not implemented"
                           : "torchnative: the derivative for '" + op_key +
                                 "' is not implemented (autograd, issue 8)";
     auto node = make<Unsupported>("NotImplemented", "torch::autograd::NotImplemented",
                                   std::move(why), upstream_has_none);
+    // The fallback's node has an edge per input that requires grad; the generated code's
+    // (set_'s, whose message names the C++ function) one per floating input, empty where it
+    // does not.
+    bool every_input = upstream_has_none && std::strncmp(upstream_name, "aten::", 6) != 0;
     for (size_t i = 0; i < call.args.size(); ++i)
       each_input(call, static_cast<int>(i), [&](const Tensor& t) {
         if (t && t->requires_grad()) node->next.push_back(gradient_edge(t));
+        else if (every_input && t && is_floating(t->dtype())) node->next.push_back(Edge{});
       });
     return node;
   }

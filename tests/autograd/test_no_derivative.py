@@ -5,8 +5,9 @@ upstream does". An op with no derivatives.yaml entry and a CPU kernel of its own
 NotImplemented grad_fn (tools/gen_ops.py's upstream_no_derivative decides which, with torchgen's
 own test): its floating results require grad, next_functions holds one edge per input that
 requires grad, and backward raises upstream's RuntimeError "derivative for aten::X is not
-implemented". A decomposition on CPU (narrow) still records its pieces; in-place ones refuse a
-leaf and take the node on a non-leaf.
+implemented" (set_'s, from upstream's generated code rather than its fallback, names the C++
+function: "derivative for set_"). A decomposition on CPU (narrow) still records its pieces;
+in-place ones refuse a leaf and take the node on a non-leaf.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ case("bernoulli.p", lambda: torch.bernoulli(x, 0.5))
 case("bernoulli_.float", lambda: (x * 1).bernoulli_(0.5))
 case("remainder.Scalar_Tensor", lambda: torch.remainder(3.0, x))
 case("narrow (a decomposition)", lambda: x.narrow(0, 0, 1))
+case("set_ non-leaf", lambda: (x * 2).set_(y))
+case("set_ leaf", lambda: x.set_(y))
 case("randint_like (integral)", lambda: torch.randint_like(x, 10, dtype=torch.int64))
 '''
 
