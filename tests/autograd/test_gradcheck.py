@@ -77,9 +77,10 @@ except Exception as e:
 '''
 
 
-# Double backward through these needs the derivative of a backward kernel (convolution_backward,
-# embedding_dense_backward, nll_loss_backward, max_pool2d_with_indices_backward), not written yet.
-REFUSES_SECOND = {"conv2d", "cross_entropy", "embedding", "max_pool2d"}
+# Double backward through conv2d, cross_entropy, embedding and max_pool2d refused here until the
+# backward kernels' own derivatives were written (derivatives/double_backward.cpp, conv.cpp);
+# now every case's gradgradcheck gives upstream's answer.
+REFUSES_SECOND: set[str] = set()
 
 
 def test_gradcheck_agrees_with_upstream():
