@@ -1,13 +1,14 @@
-"""acos, asin, atan, sinh, cosh, erfc, lgamma and frac (csrc/kernels/cpu/elementwise_unary2.cpp)
+"""acos, asin, atan, sinh, cosh, erfc, lgamma, digamma and frac (elementwise_unary2.cpp)
 and their derivatives (csrc/autograd/derivatives/pointwise3.cpp), bit for bit against upstream
 in a separate process.
 
 Upstream computes acos, asin, atan and erfc through MKL's vector math for float32/float64 and
 SLEEF for float16/bfloat16, lgamma through SLEEF for all, sinh and cosh with SLEEF on vectorised
-blocks (its AVX-512 build on an AVX-512 machine) and std:: on the tail, frac exactly. The rows
-of every length from 1 to 69 put each element once in the vectorised body and once in the tail;
-strided views, in place, out=, integer inputs and special values follow. Each case is a hash of
-the results' bits (or upstream's exception type).
+blocks (its AVX-512 build on an AVX-512 machine) and std:: on the tail, digamma with Cephes'
+series in float or double, frac exactly. The rows of every length from 1 to 69 put each element
+once in the vectorised body and once in the tail; strided views, in place, out=, integer inputs
+and special values follow. Each case is a hash of the results' bits (or upstream's exception
+type).
 """
 
 from __future__ import annotations
@@ -31,16 +32,21 @@ def case(key, fn):
 
 BODY = r'''
 torch.manual_seed(3)
-OPS = ["acos", "asin", "atan", "sinh", "cosh", "erfc", "lgamma", "frac"]
+OPS = ["acos", "asin", "atan", "sinh", "cosh", "erfc", "lgamma", "digamma", "frac"]
 DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 specials = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, -3.0, 1e-30, -1e-30, 1e10, -1e10,
             60.0, 89.0, 700.0, -700.0, float("inf"), -float("inf"), float("nan")]
 def scaled(name, x):
     return x * 0.4 if name in ("acos", "asin") else x * 3
-# acos and asin backward inside their domain: outside it the gradient is NaN, and a bfloat16
-# NaN's bits there are mul's and neg's (elementwise_binary.cpp), not these ops'.
+# Backward inside the domain (acos, asin: |x| < 1; lgamma: no negative integers, its poles):
+# outside it the gradient is NaN, and a bfloat16 NaN's bits there are mul's and neg's
+# (elementwise_binary.cpp: upstream's vector blocks store 0xFFFF), not these ops'.
 def in_domain(name, x):
-    return x.clamp(-0.95, 0.95) if name in ("acos", "asin") else x
+    if name in ("acos", "asin"):
+        return x.clamp(-0.95, 0.95)
+    if name == "lgamma":
+        return torch.where((x < 0) & (x == x.trunc()), x + 0.5, x)
+    return x
 for name in OPS:
     fn = getattr(torch, name)
     for dt in DTYPES:
@@ -62,7 +68,7 @@ for name in OPS:
             y = fn(x)
             g, = torch.autograd.grad(y, x, torch.ones_like(y) * 0.7 + m.flip(0) * 0.1)
             return torch.cat([y.flatten(), g.flatten()])
-        if name == "lgamma":  # its derivative needs digamma (test_lgamma_backward_refuses)
+        if name == "digamma":  # its derivative needs polygamma (test_digamma_backward_refuses)
             continue
         case(f"{k} backward", grad)
         def grad_rows():
@@ -80,7 +86,7 @@ for name in OPS:
         fn(torch.arange(-3, 60), out=o)
         return o
     case(f"{name} int64 out=int64", int_out)
-    if name != "lgamma":
+    if name != "digamma":
         case(f"{name} grad_fn", lambda: torch.tensor(
             [ord(c) for c in fn(torch.ones(2, requires_grad=True)).grad_fn.name()],
             dtype=torch.int32))
@@ -95,18 +101,19 @@ def test_unary_more_agree_with_upstream():
         f"{k}: ours {ours[k]} upstream {up[k]}" for k in bad[:20])
 
 
-def test_lgamma_backward_refuses_by_name():
-    """lgamma's derivative (grad * digamma(self)) waits for a digamma kernel: until then ours
-    refuses by name, where upstream computes it (its forward agrees above)."""
+
+def test_digamma_backward_refuses_by_name():
+    """digamma's derivative (grad * polygamma(1, self)) waits for polygamma: ours refuses by
+    name where upstream computes it (its forward agrees above)."""
     code = r"""
 import json, torch
 x = torch.tensor([0.5, 2.0, 3.5], requires_grad=True)
 try:
-    torch.lgamma(x).sum().backward()
+    torch.digamma(x).sum().backward()
     out = {"ok": x.grad.tolist()}
 except NotImplementedError as e:
     out = {"raises": str(e)}
 print(json.dumps(out))
 """
     ours = run_json(OURS, code)
-    assert "aten::lgamma" in ours.get("raises", ""), ours
+    assert "aten::digamma" in ours.get("raises", ""), ours

@@ -1,7 +1,6 @@
-// Derivatives of acos, asin, atan, sinh, cosh, erfc and frac (elementwise_unary2.cpp): upstream's
-// derivatives.yaml formulas, step for step in its order (conj is the identity on real dtypes).
-// lgamma's, grad * digamma(self), waits for a digamma kernel; until then its backward refuses
-// by name.
+// Derivatives of acos, asin, atan, sinh, cosh, erfc, lgamma and frac (elementwise_unary2.cpp):
+// upstream's derivatives.yaml formulas, step for step in its order (conj is the identity on
+// real dtypes). digamma's own (grad * polygamma(1, self)) waits for polygamma: it refuses.
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
@@ -45,6 +44,10 @@ Grads erfc_backward(const Saved& s, const Grads& g) {
   Tensor e = exp(neg(pow(s.tensor(0), Scalar::from_int(2))));
   return {mul(mul(e, Scalar::from_double(c)), g[0])};
 }
+// lgamma: grad * digamma(self).
+Grads lgamma_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], op1("aten::digamma", s.tensor(0)))};
+}
 // frac: grad.
 Grads frac_backward(const Saved&, const Grads& g) { return {g[0]}; }
 
@@ -56,6 +59,7 @@ TN_REGISTER_DERIVATIVE("aten::atan", {"AtanBackward0", {0}, {{0}}, 0, atan_backw
 TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backward});
 TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
+TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::frac", {"FracBackward0", {0}, {}, 0, frac_backward});
 
 }  // namespace tn::autograd
