@@ -135,10 +135,10 @@ void frac_compute(EwIter& it, const Call&) {
 
 // digamma (lgamma's derivative needs it): upstream's calc_digamma, from Cephes, in float for
 // float32/float16/bfloat16 (c10's Half and BFloat16 call the float overload) and in double for
-// float64. Negative arguments reflect (psi(x) = psi(1 - x) -
-// pi / tan(pi x), the tangent of x's fractional part in double); others step up to x >= 10 and
-// sum the asymptotic series. Its bits matched upstream's on 12,011 float32 and float64 inputs
-// (randn * 6, rand * 200, specials), unfused as written here.
+// float64. Negative arguments reflect (psi(x) = psi(1 - x) - pi / tan(pi x), the tangent of x's
+// fractional part in double); others step up to x >= 10 and sum the asymptotic series. Its bits
+// matched upstream's on 12,011 float32 and float64 inputs (randn * 6, rand * 200, specials),
+// unfused as written here.
 template <typename T>
 T digamma_of(T x) {
   constexpr double kPi = 3.14159265358979323846;
