@@ -46,7 +46,8 @@ void load(Blas& b) {
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
   static const char* const kVml[] = {"Sqrt", "Exp", "Ln",  "Log2", "Log10",
-                                     "Sin",  "Cos", "Tan", "Tanh", "Erf"};
+                                     "Sin",  "Cos", "Tan", "Tanh", "Erf",
+                                     "Acos", "Asin", "Atan", "Erfc"};
   static_assert(sizeof(kVml) / sizeof(kVml[0]) == static_cast<size_t>(VmlFn::kCount));
   for (size_t i = 0; i < sizeof(kVml) / sizeof(kVml[0]); ++i) {
     b.vml_s[i] = symbol<VmlS>(lib, (std::string("vms") + kVml[i]).c_str(), path);

@@ -24,7 +24,9 @@ namespace tn {
 // float32 and float64 arrays, mode VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE as upstream
 // passes it. Bit for bit what upstream's sqrt, exp, log... give (same library, same release):
 // tests/ops/test_unary_vml.py.
-enum class VmlFn : int { Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Erf, kCount };
+enum class VmlFn : int {
+  Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Erf, Acos, Asin, Atan, Erfc, kCount
+};
 constexpr long long kVmlUpstreamMode = 0x2 | 0x140000 | 0x100;
 using VmlS = void (*)(int n, const float* a, float* r, long long mode);
 using VmlD = void (*)(int n, const double* a, double* r, long long mode);

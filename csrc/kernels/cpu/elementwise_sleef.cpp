@@ -20,6 +20,20 @@ double Sleef_tanhd1_u10purecfma(double);
 float Sleef_powf1_u10purecfma(float, float);
 double Sleef_powd1_u10purecfma(double, double);
 double Sleef_logd1_u10purecfma(double);
+float Sleef_acosf1_u10purecfma(float);
+double Sleef_acosd1_u10purecfma(double);
+float Sleef_asinf1_u10purecfma(float);
+double Sleef_asind1_u10purecfma(double);
+float Sleef_atanf1_u10purecfma(float);
+double Sleef_atand1_u10purecfma(double);
+float Sleef_sinhf1_u10purecfma(float);
+double Sleef_sinhd1_u10purecfma(double);
+float Sleef_coshf1_u10purecfma(float);
+double Sleef_coshd1_u10purecfma(double);
+float Sleef_erfcf1_u15purecfma(float);
+double Sleef_erfcd1_u15purecfma(double);
+float Sleef_lgammaf1_u10purecfma(float);
+double Sleef_lgammad1_u10purecfma(double);
 }
 #define TN_SLEEF(f, std_f) f
 #else
@@ -49,5 +63,19 @@ double tanh(double x) { return TN_SLEEF(Sleef_tanhd1_u10purecfma, std::tanh)(x);
 float pow(float x, float y) { return TN_SLEEF(Sleef_powf1_u10purecfma, std::pow)(x, y); }
 double pow(double x, double y) { return TN_SLEEF(Sleef_powd1_u10purecfma, std::pow)(x, y); }
 double log(double x) { return TN_SLEEF(Sleef_logd1_u10purecfma, std::log)(x); }
+float acos(float x) { return TN_SLEEF(Sleef_acosf1_u10purecfma, std::acos)(x); }
+double acos(double x) { return TN_SLEEF(Sleef_acosd1_u10purecfma, std::acos)(x); }
+float asin(float x) { return TN_SLEEF(Sleef_asinf1_u10purecfma, std::asin)(x); }
+double asin(double x) { return TN_SLEEF(Sleef_asind1_u10purecfma, std::asin)(x); }
+float atan(float x) { return TN_SLEEF(Sleef_atanf1_u10purecfma, std::atan)(x); }
+double atan(double x) { return TN_SLEEF(Sleef_atand1_u10purecfma, std::atan)(x); }
+float sinh(float x) { return TN_SLEEF(Sleef_sinhf1_u10purecfma, std::sinh)(x); }
+double sinh(double x) { return TN_SLEEF(Sleef_sinhd1_u10purecfma, std::sinh)(x); }
+float cosh(float x) { return TN_SLEEF(Sleef_coshf1_u10purecfma, std::cosh)(x); }
+double cosh(double x) { return TN_SLEEF(Sleef_coshd1_u10purecfma, std::cosh)(x); }
+float erfc(float x) { return TN_SLEEF(Sleef_erfcf1_u15purecfma, std::erfc)(x); }
+double erfc(double x) { return TN_SLEEF(Sleef_erfcd1_u15purecfma, std::erfc)(x); }
+float lgamma(float x) { return TN_SLEEF(Sleef_lgammaf1_u10purecfma, std::lgamma)(x); }
+double lgamma(double x) { return TN_SLEEF(Sleef_lgammad1_u10purecfma, std::lgamma)(x); }
 
 }  // namespace tn::sleef

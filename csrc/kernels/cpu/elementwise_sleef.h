@@ -1,6 +1,6 @@
 // SLEEF's u10 functions as upstream's vectorised CPU kernels call them, for the elementwise ops
-// whose upstream results come from SLEEF (exp2, expm1, log1p, sigmoid, silu, gelu, pow): the
-// scalar FMA variants (Sleef_expf1_u10purecfma...) give bit for bit what upstream's SIMD ones
+// whose upstream results come from SLEEF (exp2, expm1, log1p, sigmoid, silu, gelu, pow, and
+// elementwise_unary2.cpp's acos, asin, atan, sinh, cosh, erfc, lgamma): the scalar FMA variants (Sleef_expf1_u10purecfma...) give bit for bit what upstream's SIMD ones
 // give (checked on 3.2 million float and 1.6 million double inputs). Built with TN_HAVE_SLEEF
 // (CMake links Debian's libsleef-dev); without it, or at the baseline instruction set (cpu_isa.h: a CPU
 // without AVX2 and FMA, or ATEN_CPU_CAPABILITY=default, where upstream's vector kernels call the
@@ -28,6 +28,22 @@ double tanh(double x);
 float pow(float x, float y);
 double pow(double x, double y);
 double log(double x);
+// u10 (erfc: u15, SLEEF's only erfc), for acos, asin, atan, sinh, cosh, erfc and lgamma
+// (elementwise_unary2.cpp).
+float acos(float x);
+double acos(double x);
+float asin(float x);
+double asin(double x);
+float atan(float x);
+double atan(double x);
+float sinh(float x);
+double sinh(double x);
+float cosh(float x);
+double cosh(double x);
+float erfc(float x);
+double erfc(double x);
+float lgamma(float x);
+double lgamma(double x);
 
 // Upstream's Vectorized<float>::erf: Abramowitz and Stegun 7.1.26 with FMAs and SLEEF's exp.
 inline float erf_simd(float x) {
@@ -42,6 +58,22 @@ inline float erf_simd(float x) {
 }  // namespace tn::sleef
 
 namespace tn {
+
+// A float result as upstream's vector code stores it into T: rounded to nearest even, but for
+// bfloat16 a NaN becomes 0xFFFF (its AVX2/AVX-512 float-to-bfloat16 conversion blends in all
+// ones where the float is unordered; the scalar conversion gives 0x7FC0). float16's vector
+// conversion (F16C) gives what the scalar one does; float and double are unchanged.
+template <typename T, typename A>
+T vec_result(A r) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (r != r) {
+      BFloat16 b;
+      b.x = 0xFFFF;
+      return b;
+    }
+  }
+  return static_cast<T>(r);
+}
 
 // `vec` where upstream takes its SIMD path and `scalar` elsewhere (ew_run_split) when SLEEF is
 // available; `scalar` everywhere otherwise. Upstream registers these SLEEF-based kernels for

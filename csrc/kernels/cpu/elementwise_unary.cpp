@@ -120,7 +120,6 @@ TN_UNARY("sign", kSame, sign_compute);
   }
 
 TN_VML_FN(sqrt, Sqrt, std::sqrt(a))
-TN_FLOAT_FN(rsqrt, A(1) / std::sqrt(a))
 TN_VML_FN(exp, Exp, std::exp(a))
 TN_VML_FN(log, Ln, std::log(double(a)))
 TN_VML_FN(log2, Log2, std::log2(double(a)))
@@ -132,6 +131,21 @@ TN_VML_FN(tan, Tan, std::tan(double(a)))
 TN_VML_FN(tanh, Tanh, std::tanh(double(a)))
 TN_VML_FN(erf, Erf, std::erf(double(a)))
 TN_FLOAT_FN(reciprocal, A(1) / a)
+
+// rsqrt: upstream's cpu_kernel_vec (registered without AVX-512: 64-byte blocks). float16 and
+// bfloat16's vector blocks compute 1 / sqrt in float and round once; their scalar tail rounds
+// the sqrt to the dtype first (c10's sqrt of a Half is a Half), then divides in float.
+void rsqrt_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "rsqrt_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    if constexpr (std::is_same_v<T, A>)
+      ew_run<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
+    else
+      ew_run_split<T, T>(it, [](A a) { return vec_result<T>(A(1) / std::sqrt(a)); },
+                         [](A a) { return A(1) / static_cast<A>(static_cast<T>(std::sqrt(a))); });
+  });
+}
 
 // exp2: upstream's SIMD path is SLEEF's exp2 u10, its scalar path std::exp2.
 void exp2_compute(EwIter& it, const Call&) {

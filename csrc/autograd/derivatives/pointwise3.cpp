@@ -1,0 +1,65 @@
+// Derivatives of acos, asin, atan, sinh, cosh, erfc, lgamma and frac (elementwise_unary2.cpp):
+// upstream's derivatives.yaml formulas, step for step in its order (conj is the identity on
+// real dtypes). digamma's own (grad * polygamma(1, self)) waits for polygamma: it refuses.
+#include <cmath>
+
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+Tensor op1(const char* op, const Tensor& a) { return call_tensor(op, {V(a)}); }
+Tensor plus_one(const Tensor& a) {
+  return call_tensor("aten::add.Scalar", {V(a), S(Scalar::from_int(1))});
+}
+// -self * self + 1
+Tensor one_minus_square(const Tensor& self) { return plus_one(mul(neg(self), self)); }
+
+// acos: grad * -((-self * self + 1).rsqrt()).
+Grads acos_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], neg(op1("aten::rsqrt", one_minus_square(s.tensor(0)))))};
+}
+// asin: grad * (-self * self + 1).rsqrt().
+Grads asin_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], op1("aten::rsqrt", one_minus_square(s.tensor(0))))};
+}
+// atan: grad / (self * self + 1).
+Grads atan_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  return {div(g[0], plus_one(mul(self, self)))};
+}
+// sinh: grad * self.cosh(); cosh: grad * self.sinh().
+Grads sinh_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], op1("aten::cosh", s.tensor(0)))};
+}
+Grads cosh_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], op1("aten::sinh", s.tensor(0)))};
+}
+// erfc: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad (the constant in double, as upstream's
+// C++ computes it).
+Grads erfc_backward(const Saved& s, const Grads& g) {
+  const double c = -2.0 / std::sqrt(M_PI);
+  Tensor e = exp(neg(pow(s.tensor(0), Scalar::from_int(2))));
+  return {mul(mul(e, Scalar::from_double(c)), g[0])};
+}
+// lgamma: grad * digamma(self).
+Grads lgamma_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], op1("aten::digamma", s.tensor(0)))};
+}
+// frac: grad.
+Grads frac_backward(const Saved&, const Grads& g) { return {g[0]}; }
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::acos", {"AcosBackward0", {0}, {{0}}, 0, acos_backward});
+TN_REGISTER_DERIVATIVE("aten::asin", {"AsinBackward0", {0}, {{0}}, 0, asin_backward});
+TN_REGISTER_DERIVATIVE("aten::atan", {"AtanBackward0", {0}, {{0}}, 0, atan_backward});
+TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backward});
+TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
+TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
+TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
+TN_REGISTER_DERIVATIVE("aten::frac", {"FracBackward0", {0}, {}, 0, frac_backward});
+
+}  // namespace tn::autograd
