@@ -13,6 +13,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -262,23 +263,27 @@ void conv_forward(const T* x, const T* w, const T* b, T* y, const Dims& in, cons
     Geom g = make_geom(in, out, wsizes, p);
     int64_t kk = s.gi * g.k_n;  // a group's weight row: (gi, k...)
     bool direct = is_pointwise(g);
-    std::vector<T> cols(direct ? 0 : static_cast<size_t>(kk * s.l_out));
-    for (int64_t n = 0; n < s.n; ++n) {
-      T* yn = y + n * s.cout * s.l_out;
-      if (b)
-        for (int64_t o = 0; o < s.cout; ++o)
-          for (int64_t l = 0; l < s.l_out; ++l) yn[o * s.l_out + l] = b[o];
-      for (int64_t gr = 0; gr < p.groups; ++gr) {
-        const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
-        const T* src = xg;
-        if (!direct) {
-          im2col(xg, s.gi, g, cols.data());
-          src = cols.data();
+    // Samples are independent: each thread takes a run of them with its own column buffer (the
+    // GEMMs inside run on that thread: MKL does not start threads inside a parallel region).
+    parallel_for(0, s.n, 1, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(direct ? 0 : static_cast<size_t>(kk * s.l_out));
+      for (int64_t n = n0; n < n1; ++n) {
+        T* yn = y + n * s.cout * s.l_out;
+        if (b)
+          for (int64_t o = 0; o < s.cout; ++o)
+            for (int64_t l = 0; l < s.l_out; ++l) yn[o * s.l_out + l] = b[o];
+        for (int64_t gr = 0; gr < p.groups; ++gr) {
+          const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
+          const T* src = xg;
+          if (!direct) {
+            im2col(xg, s.gi, g, cols.data());
+            src = cols.data();
+          }
+          gemm<T>(s.go, s.l_out, kk, rows(w + gr * s.go * kk, kk), rows(src, s.l_out),
+                  yn + gr * s.go * s.l_out, 1.0, b ? 1.0 : 0.0);
         }
-        gemm<T>(s.go, s.l_out, kk, rows(w + gr * s.go * kk, kk), rows(src, s.l_out),
-                yn + gr * s.go * s.l_out, 1.0, b ? 1.0 : 0.0);
       }
-    }
+    });
     return;
   }
   // transposed: the output is the image; weight is (cin, go, k...)
@@ -369,21 +374,39 @@ void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims
   if (!p.transposed) {
     Geom g = make_geom(in, out, wsizes, p);
     int64_t kk = s.gi * g.k_n;
-    std::vector<T> cols(static_cast<size_t>(kk * s.l_out));
-    for (int64_t n = 0; n < s.n; ++n)
-      for (int64_t gr = 0; gr < p.groups; ++gr) {
+    int64_t plane = kk * s.l_out;  // one (sample, group)'s columns
+    if (dx)  // per sample: cols = w_g^T . go_g, then summed back into its own image
+      parallel_for(0, s.n, 1, [&](int64_t n0, int64_t n1) {
+        std::vector<T> cols(static_cast<size_t>(plane));
+        for (int64_t n = n0; n < n1; ++n)
+          for (int64_t gr = 0; gr < p.groups; ++gr) {
+            const T* gog = go + (n * s.cout + gr * s.go) * s.l_out;
+            gemm<T>(kk, s.l_out, s.go, cols_of(w + gr * s.go * kk, kk), rows(gog, s.l_out),
+                    cols.data(), 1.0, 0.0);
+            col2im(cols.data(), s.gi, g, dx + (n * s.cin + gr * s.gi) * s.l_in);
+          }
+      });
+    if (!dw) return;
+    // dw_g += go_g . im2col(x_g)^T, sample after sample (the order of the sum over the batch is
+    // that of one thread): the columns of a block of samples are unfolded in parallel first.
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(
+                                                   s.n, (int64_t{1} << 22) / (plane * p.groups)));
+    std::vector<T> cols(static_cast<size_t>(block * p.groups * plane));
+    for (int64_t nb = 0; nb < s.n; nb += block) {
+      int64_t count = std::min(block, s.n - nb);
+      parallel_for(0, count * p.groups, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          int64_t n = nb + i / p.groups, gr = i % p.groups;
+          im2col(x + (n * s.cin + gr * s.gi) * s.l_in, s.gi, g, cols.data() + i * plane);
+        }
+      });
+      for (int64_t i = 0; i < count * p.groups; ++i) {
+        int64_t n = nb + i / p.groups, gr = i % p.groups;
         const T* gog = go + (n * s.cout + gr * s.go) * s.l_out;
-        const T* wg = w + gr * s.go * kk;
-        if (dx) {  // cols = w_g^T . go_g, then summed back into the image
-          gemm<T>(kk, s.l_out, s.go, cols_of(wg, kk), rows(gog, s.l_out), cols.data(), 1.0, 0.0);
-          col2im(cols.data(), s.gi, g, dx + (n * s.cin + gr * s.gi) * s.l_in);
-        }
-        if (dw) {  // dw_g += go_g . im2col(x_g)^T
-          im2col(x + (n * s.cin + gr * s.gi) * s.l_in, s.gi, g, cols.data());
-          gemm<T>(s.go, kk, s.l_out, rows(gog, s.l_out), cols_of(cols.data(), s.l_out),
-                  dw + gr * s.go * kk, 1.0, 1.0);
-        }
+        gemm<T>(s.go, kk, s.l_out, rows(gog, s.l_out), cols_of(cols.data() + i * plane, s.l_out),
+                dw + gr * s.go * kk, 1.0, 1.0);
       }
+    }
     return;
   }
   // transposed: the gradient of the output (the image) unfolded over the input's grid
