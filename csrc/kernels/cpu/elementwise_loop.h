@@ -363,14 +363,20 @@ bool ew_cpu_has_avx2_fma();
 
 namespace ew_detail {
 
-// ew_run compiled for AVX2+FMA: `flatten` inlines the whole loop (and f) into this function, so
-// it is generated for 8 floats a vector and std::fma becomes one vfmadd instruction rather than
-// a call into libm's software fma (about 2 ns an element on the baseline build: add_(t, alpha),
-// lerp_ and addcmul_ ran 14x slower than upstream's). The TUs that call ew_run_wide are compiled
-// with -ffp-contract=off (CMakeLists.txt), so no a * b + c is fused that was not fused before.
+// ew_run over [begin, end) compiled for AVX2+FMA: `flatten` inlines the whole loop (and f) into
+// this function, so it is generated for 8 floats a vector and std::fma becomes one vfmadd
+// instruction rather than a call into libm's software fma (about 2 ns an element on the
+// baseline build: add_(t, alpha), lerp_ and addcmul_ ran 14x slower than upstream's). It is
+// called per thread's range, inside parallel_for: a parallel_for inside it would run the loop in
+// a lambda of the baseline build. The TUs that call ew_run_wide are compiled with
+// -ffp-contract=off (CMakeLists.txt), so no a * b + c is fused that was not fused before.
 template <typename Out, typename... In, typename F>
-__attribute__((target("avx2,fma"), flatten)) void ew_run_avx2(const EwIter& it, F& f) {
-  ew_run<Out, In...>(it, f);
+__attribute__((target("avx2,fma"), flatten)) void ew_range_avx2(const EwIter& it, int64_t begin,
+                                                                 int64_t end, F& f) {
+  using Seq = std::index_sequence_for<In...>;
+  auto body = [&](Out* o, const std::tuple<const In*...>& in, int64_t m, int64_t, int64_t,
+                  char* const*) { core(o, in, m, f, Seq{}); };
+  run_rows_range<Out, In...>(it, begin, end, body);
 }
 
 }  // namespace ew_detail
@@ -380,8 +386,12 @@ __attribute__((target("avx2,fma"), flatten)) void ew_run_avx2(const EwIter& it, 
 // take the AVX2+FMA build where the CPU runs it (Note [Wide builds of exact elementwise loops]).
 template <typename Out, typename... In, typename F>
 void ew_run_wide(const EwIter& it, F&& f) {
-  if (ew_cpu_has_avx2_fma()) return ew_detail::ew_run_avx2<Out, In...>(it, f);
-  ew_run<Out, In...>(it, f);
+  if (!ew_cpu_has_avx2_fma()) return ew_run<Out, In...>(it, f);
+  TN_ASSERT(it.ntensors == static_cast<int>(sizeof...(In)) + 1);
+  if (it.numel == 0) return;
+  parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) {
+    ew_detail::ew_range_avx2<Out, In...>(it, b, e, f);
+  });
 }
 
 // A unary op over contiguous chunks (at most kChunk elements, in order, converted as ew_run
