@@ -20,11 +20,12 @@ split (over samples, channels, rows) is checked against ours at one thread inste
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
 
-from helpers import OURS, UPSTREAM, run_json
+from helpers import OURS, UPSTREAM, run, run_json
 
 CODE = textwrap.dedent(
     """
@@ -202,3 +203,34 @@ def test_convolution_and_batch_norm_backward_split_changes_no_bits(threads):
     assert len(mkl) == 2
     assert {k: v for k, v in one.items() if k not in mkl} == {
         k: v for k, v in many.items() if k not in mkl}
+
+
+FORK = textwrap.dedent(
+    """
+    import json, os, signal, time, torch
+    torch.set_num_threads(2)
+    a = torch.randn(300001, generator=torch.Generator().manual_seed(1))
+    b = torch.add(a, a, alpha=0.3)  # the parent's team has run
+    pid = os.fork()
+    if pid == 0:  # libgomp's team is gone here: the same chunks run on this thread
+        c = torch.add(a, a, alpha=0.3)
+        os._exit(0 if bool((c == b).all()) else 3)
+    for _ in range(600):  # up to a minute; a hung child is killed, not left behind
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        status = None
+    print(json.dumps("hung" if status is None else os.waitstatus_to_exitcode(status)))
+    """
+)
+
+
+def test_a_forked_child_computes_what_its_parent_did():
+    # Without the pthread_atfork mark the child waits forever for its parent's OpenMP threads.
+    proc = run(OURS, FORK, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == 0
