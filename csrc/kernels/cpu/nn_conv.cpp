@@ -6,6 +6,7 @@
 // CPU float32 convolution takes oneDNN for most shapes, so float32 results agree within
 // upstream's own error rather than bit for bit (tests/autograd/test_conv_pool.py states the
 // rule). The rules (checks, output shapes, upstream's messages) serve every back end.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -197,39 +198,66 @@ Geom make_geom(const Dims& image, const Dims& grid, const Dims& wsizes, const Co
   return g;
 }
 
-// Walks every (channel, kernel offset, grid position) of channels planes: f(col, img) with the
-// column buffer's index and the image's, or img = -1 where the kernel reads padding.
+// Walks the rows of the column buffer, one per (channel, kernel offset, od, oh), in order:
+// f(col, in, img, lo, hi) for the row's first column `col` (grid[2] columns); columns col + ow
+// with lo <= ow < hi read the image at img + ow * s[2] (img itself may be before the plane), the
+// others read padding (all of them when !in). The bounds are worked out once a row, so the loops over ow have no branches.
 template <typename F>
-void walk_columns(const Geom& g, int64_t channels, F&& f) {
+void walk_rows(const Geom& g, int64_t channels, F&& f) {
+  const int64_t ow_n = g.grid[2], sw = g.s[2];
   int64_t col = 0;
   for (int64_t ch = 0; ch < channels; ++ch)
     for (int64_t kd = 0; kd < g.k[0]; ++kd)
       for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw)
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+          const int64_t off = kw * g.dl[2] - g.p[2];  // iw = ow * sw + off
+          int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          int64_t hi = g.img[2] - off > 0 ? (g.img[2] - off + sw - 1) / sw : 0;
+          lo = std::min(lo, ow_n);
+          hi = std::max(lo, std::min(hi, ow_n));
           for (int64_t od = 0; od < g.grid[0]; ++od) {
             int64_t id = od * g.s[0] - g.p[0] + kd * g.dl[0];
-            for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
+            for (int64_t oh = 0; oh < g.grid[1]; ++oh, col += ow_n) {
               int64_t ih = oh * g.s[1] - g.p[1] + kh * g.dl[1];
               bool row_in = id >= 0 && id < g.img[0] && ih >= 0 && ih < g.img[1];
-              int64_t base = ch * g.img_n + (id * g.img[1] + ih) * g.img[2];
-              for (int64_t ow = 0; ow < g.grid[2]; ++ow, ++col) {
-                int64_t iw = ow * g.s[2] - g.p[2] + kw * g.dl[2];
-                f(col, row_in && iw >= 0 && iw < g.img[2] ? base + iw : -1);
-              }
+              int64_t base = ch * g.img_n + (id * g.img[1] + ih) * g.img[2] + off;
+              f(col, row_in, base, lo, hi);
             }
           }
+        }
 }
 
 // cols (channels * k_n, grid_n) = the image's values under each kernel offset (0 in padding).
 template <typename T>
 void im2col(const T* img, int64_t channels, const Geom& g, T* cols) {
-  walk_columns(g, channels, [&](int64_t col, int64_t i) { cols[col] = i < 0 ? T(0) : img[i]; });
+  const int64_t ow_n = g.grid[2], sw = g.s[2];
+  walk_rows(g, channels, [&](int64_t col, bool in, int64_t i, int64_t lo, int64_t hi) {
+    T* c = cols + col;
+    if (!in) {
+      for (int64_t ow = 0; ow < ow_n; ++ow) c[ow] = T(0);
+      return;
+    }
+    for (int64_t ow = 0; ow < lo; ++ow) c[ow] = T(0);
+    if (sw == 1) {
+      for (int64_t ow = lo; ow < hi; ++ow) c[ow] = img[i + ow];
+    } else {
+      for (int64_t ow = lo; ow < hi; ++ow) c[ow] = img[i + ow * sw];
+    }
+    for (int64_t ow = hi; ow < ow_n; ++ow) c[ow] = T(0);
+  });
 }
-// img += every column value at the image position it was read from (col2im's adjoint sum).
+// img += every column value at the image position it was read from (col2im's adjoint sum), in
+// the columns' order.
 template <typename T>
 void col2im(const T* cols, int64_t channels, const Geom& g, T* img) {
-  walk_columns(g, channels, [&](int64_t col, int64_t i) {
-    if (i >= 0) img[i] = T(static_cast<acc_t<T>>(img[i]) + static_cast<acc_t<T>>(cols[col]));
+  const int64_t sw = g.s[2];
+  walk_rows(g, channels, [&](int64_t col, bool in, int64_t i, int64_t lo, int64_t hi) {
+    if (!in) return;
+    const T* c = cols + col;
+    for (int64_t ow = lo; ow < hi; ++ow) {
+      T& dst = img[i + ow * sw];
+      dst = T(static_cast<acc_t<T>>(dst) + static_cast<acc_t<T>>(c[ow]));
+    }
   });
 }
 
