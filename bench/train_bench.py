@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -157,6 +158,11 @@ def main() -> int:
                       + ", ".join(f"`{v}=n`" for v in THREAD_VARIABLES)
                       + f", for n in {', '.join(map(str, THREAD_COUNTS))} (a fresh set of "
                       "workers per n)")
+    if os.environ.get("OMP_WAIT_POLICY"):
+        # Inherited by every worker, ours and upstream's alike (both run on GNU OpenMP); on a
+        # machine shared with other work, `passive` keeps idle OpenMP threads from spinning
+        # against the ones doing the work.
+        run["threads"] += f"; `OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}` in every worker"
     method = [f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
               f"round a case's figure is the median of {args.steps} training steps (zero_grad, "
               "forward, loss, backward, optimizer step), each phase timed with "

@@ -132,9 +132,10 @@ PyObject* multiprocessing_init(PyObject*, PyObject*) {
   Py_RETURN_TRUE;
 }
 
-// Intra-op threads: our kernels run on the calling thread; the BLAS has its own pool (MKL's GNU
-// OpenMP layer, or OpenBLAS's), which set_num_threads sizes, as upstream sizes its OpenMP pool
-// and MKL's. Default: the machine's cores.
+// Intra-op threads: set_num_threads sizes our kernels' OpenMP team (kernels/cpu/parallel.h reads
+// the count at each parallel_for) and the BLAS's threads (MKL's GNU OpenMP layer, the same
+// libgomp, or OpenBLAS's pool), as upstream sizes its OpenMP pool and MKL's. Default: the
+// machine's cores.
 int g_num_interop_threads = 0;
 
 int hardware_threads() {

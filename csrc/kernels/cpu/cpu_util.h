@@ -42,8 +42,8 @@ inline To convert(From v) {
 }
 
 // torch.get_num_threads(): the intra-op thread count (set_num_threads; default the machine's
-// cores). Our kernels run on the calling thread; those whose upstream results depend on how
-// upstream's threads split the work (_fused_adam_) reproduce that split from it.
+// cores), which parallel_for (parallel.h) splits work between; _fused_adam_, still on one
+// thread, reproduces upstream's split from it.
 int intra_op_threads();
 void set_intra_op_threads(int n);
 

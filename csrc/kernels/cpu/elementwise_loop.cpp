@@ -158,8 +158,9 @@ bool EwIter::is_scalar(int k) const {
 // row's start; the remaining elements and all other rows take the scalar path. Measured on
 // upstream's wheel (maximum of -0.0 and 0.0, bfloat16 add with alpha, rows of 100 to 1,000
 // elements): a block is 64 bytes of the computed dtype (16 float32, 8 float64, 32 bfloat16), on
-// this AVX-512 machine as on AVX2 ones (two 32-byte vectors). ew_run_split reproduces that for
-// rows of up to 32,768 elements; upstream splits longer runs between threads, moving the tails.
+// this AVX-512 machine as on AVX2 ones (two 32-byte vectors). ew_run_split reproduces that, and
+// above 32,768 elements at several threads each thread's part of a row is a row of its own, as
+// upstream's split between threads makes it (run_rows): the tails move where upstream's move.
 
 void ew_cpu_run(Call& c, const EwRule& r, void (*compute)(EwIter&, const Call&)) {
   // The rule's result (ew_meta_run keeps it in the call); a compute run without the rule (a

@@ -5,9 +5,10 @@
 // op computes in (acc_t<T>: float for float16/bfloat16) whatever its stored dtype: operands that
 // are not already contiguous in that type are converted chunk by chunk into small buffers, so
 // the inner loop is always over contiguous arrays (the fast path, which the compiler vectorises).
-// Single-threaded for now. Pure C++.
+// Loops above upstream's grain run on several threads (run_rows). Pure C++.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/parallel.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 
@@ -182,21 +184,35 @@ inline void core(Out* __restrict o, const std::tuple<const In*...>& in, int64_t 
     o[i] = static_cast<Out>(f(static_cast<acc_t<In>>(std::get<I>(in)[i])...));
 }
 
-// Calls row(ptrs, n) for every row of dim 0, over the outer dims in order.
+// Calls row(ptrs, n) for every row of dim 0 inside [begin, end) of the iteration's linear
+// index (dim 0 fastest), in order: a range that starts or ends inside a row gives that row's
+// part, as upstream's serial_for_each gives a loop the rows of a parallel_for chunk.
 template <typename R>
-void for_each_row(const EwIter& it, R&& row) {
-  if (it.numel == 0) return;
+void for_each_row(const EwIter& it, int64_t begin, int64_t end, R&& row) {
+  if (begin >= end) return;
   char* ptrs[kEwMaxTensors];
   for (int k = 0; k < it.ntensors; ++k) ptrs[k] = it.data[k];
   size_t nd = it.sizes.size();
+  const int64_t n0 = it.sizes[0];
   if (nd == 1) {
-    row(ptrs, it.sizes[0]);
+    for (int k = 0; k < it.ntensors; ++k) ptrs[k] += begin * it.strides[k][0];
+    row(ptrs, end - begin);
     return;
   }
   Dims idx(nd, 0);
-  int64_t rows = it.numel / it.sizes[0];
-  for (int64_t r = 0; r < rows; ++r) {
-    row(ptrs, it.sizes[0]);
+  int64_t rest = begin;
+  for (size_t d = 0; d < nd; ++d) {
+    idx[d] = rest % it.sizes[d];
+    rest /= it.sizes[d];
+    for (int k = 0; k < it.ntensors; ++k) ptrs[k] += idx[d] * it.strides[k][d];
+  }
+  for (int64_t pos = begin; pos < end;) {
+    int64_t len = std::min(n0 - idx[0], end - pos);
+    row(ptrs, len);
+    pos += len;
+    if (pos >= end) break;
+    for (int k = 0; k < it.ntensors; ++k) ptrs[k] -= idx[0] * it.strides[k][0];
+    idx[0] = 0;  // the next row starts at its beginning
     for (size_t d = 1; d < nd; ++d) {  // carry into the outer dims
       if (++idx[d] < it.sizes[d]) {
         for (int k = 0; k < it.ntensors; ++k) ptrs[k] += it.strides[k][d];
@@ -270,16 +286,16 @@ std::tuple<const In*...> gather(std::tuple<Source<In>...>& src, const EwIter& it
 
 namespace ew_detail {
 
-// Runs the chunks of every row: body(out, in, m, first) computes m elements whose first index
-// in the row is `first`, over contiguous arrays of the types computed in.
+// Runs the chunks of the rows inside [begin, end): body(out, in, m, first, n, ptrs) computes m
+// elements whose first index in the row (or the row's part in the range) of n is `first`, over
+// contiguous arrays of the types computed in. Buffers on this thread's stack.
 template <typename Out, typename... In, typename Body>
-void run_rows(const EwIter& it, Body&& body) {
-  TN_ASSERT(it.ntensors == static_cast<int>(sizeof...(In)) + 1);
+void run_rows_range(const EwIter& it, int64_t begin, int64_t end, Body& body) {
   using Seq = std::index_sequence_for<In...>;
   std::tuple<Source<In>...> sources;  // on the stack: at most 3 x 4 KiB
   alignas(64) Out obuf[kChunk];
   bool out_same = it.dtype[0] == ew_dtype_of<Out>();
-  for_each_row(it, [&](char* const* ptrs, int64_t n) {
+  for_each_row(it, begin, end, [&](char* const* ptrs, int64_t n) {
     int64_t os = inner_stride(it, 0);
     bool direct = out_same && os == static_cast<int64_t>(sizeof(Out));
     for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
@@ -294,6 +310,18 @@ void run_rows(const EwIter& it, Body&& body) {
       }
     }
   });
+}
+
+// Every row, split between threads as upstream's TensorIterator::for_each splits an
+// elementwise loop: parallel_for over the linear index with grain kGrainSize (parallel.h), each
+// thread's range walked as rows. Bodies run concurrently, so they (and the functors in them)
+// must only read what they capture.
+template <typename Out, typename... In, typename Body>
+void run_rows(const EwIter& it, Body&& body) {
+  TN_ASSERT(it.ntensors == static_cast<int>(sizeof...(In)) + 1);
+  if (it.numel == 0) return;
+  parallel_for(0, it.numel, kGrainSize,
+               [&](int64_t b, int64_t e) { run_rows_range<Out, In...>(it, b, e, body); });
 }
 
 template <typename... In, size_t... I>
@@ -341,14 +369,20 @@ bool ew_cpu_has_avx2_fma();
 
 namespace ew_detail {
 
-// ew_run compiled for AVX2+FMA: `flatten` inlines the whole loop (and f) into this function, so
-// it is generated for 8 floats a vector and std::fma becomes one vfmadd instruction rather than
-// a call into libm's software fma (about 2 ns an element on the baseline build: add_(t, alpha),
-// lerp_ and addcmul_ ran 14x slower than upstream's). The TUs that call ew_run_wide are compiled
-// with -ffp-contract=off (CMakeLists.txt), so no a * b + c is fused that was not fused before.
+// ew_run over [begin, end) compiled for AVX2+FMA: `flatten` inlines the whole loop (and f) into
+// this function, so it is generated for 8 floats a vector and std::fma becomes one vfmadd
+// instruction rather than a call into libm's software fma (about 2 ns an element on the
+// baseline build: add_(t, alpha), lerp_ and addcmul_ ran 14x slower than upstream's). It is
+// called per thread's range, inside parallel_for: a parallel_for inside it would run the loop in
+// a lambda of the baseline build. The TUs that call ew_run_wide are compiled with
+// -ffp-contract=off (CMakeLists.txt), so no a * b + c is fused that was not fused before.
 template <typename Out, typename... In, typename F>
-__attribute__((target("avx2,fma"), flatten)) void ew_run_avx2(const EwIter& it, F& f) {
-  ew_run<Out, In...>(it, f);
+__attribute__((target("avx2,fma"), flatten)) void ew_range_avx2(const EwIter& it, int64_t begin,
+                                                                 int64_t end, F& f) {
+  using Seq = std::index_sequence_for<In...>;
+  auto body = [&](Out* o, const std::tuple<const In*...>& in, int64_t m, int64_t, int64_t,
+                  char* const*) { core(o, in, m, f, Seq{}); };
+  run_rows_range<Out, In...>(it, begin, end, body);
 }
 
 }  // namespace ew_detail
@@ -358,8 +392,12 @@ __attribute__((target("avx2,fma"), flatten)) void ew_run_avx2(const EwIter& it, 
 // take the AVX2+FMA build where the CPU runs it (Note [Wide builds of exact elementwise loops]).
 template <typename Out, typename... In, typename F>
 void ew_run_wide(const EwIter& it, F&& f) {
-  if (ew_cpu_has_avx2_fma()) return ew_detail::ew_run_avx2<Out, In...>(it, f);
-  ew_run<Out, In...>(it, f);
+  if (!ew_cpu_has_avx2_fma()) return ew_run<Out, In...>(it, f);
+  TN_ASSERT(it.ntensors == static_cast<int>(sizeof...(In)) + 1);
+  if (it.numel == 0) return;
+  parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) {
+    ew_detail::ew_range_avx2<Out, In...>(it, b, e, f);
+  });
 }
 
 // A unary op over contiguous chunks (at most kChunk elements, in order, converted as ew_run

@@ -15,6 +15,7 @@
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -77,6 +78,12 @@ P plane_sum(const P* x, const P* dy, int64_t n, bool with_mean, P mean) {
   return hsum(acc, w);
 }
 
+// Channels (or planes) per thread at least, for `per` elements each: about upstream's
+// elementwise grain, so that small inputs stay on one thread.
+int64_t channel_grain(int64_t per) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per));
+}
+
 // upstream's at::parallel_for(0, n, 1, f) under OpenMP: min(threads, n) chunks of
 // ceil(n / chunks), f(begin, end) for each in turn (on this thread).
 template <typename F>
@@ -93,20 +100,24 @@ void collect_stats(const P* x, int64_t nb, int64_t ch, int64_t image, P* mean, P
   using A = double;  // upstream's acc_type<float/double, false>
   int64_t total = nb * image;
   if (image != 1) {
-    for (int64_t c = 0; c < ch; ++c) {
-      A sum = 0;
-      for (int64_t n = 0; n < nb; ++n)
-        for (int64_t i = 0; i < image; ++i) sum += x[(n * ch + c) * image + i];
-      P m = static_cast<P>(sum / total);
-      mean[c] = m;
-      A vs = 0;
-      for (int64_t n = 0; n < nb; ++n)
-        for (int64_t i = 0; i < image; ++i) {
-          P v = x[(n * ch + c) * image + i];
-          vs += (v - m) * (v - m);
-        }
-      var_sum[c] = static_cast<P>(vs);
-    }
+    // Channels are independent and each is summed in order on one thread, as upstream's
+    // parallel_for over the channels does: the split changes no bits.
+    parallel_for(0, ch, channel_grain(total), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        A sum = 0;
+        for (int64_t n = 0; n < nb; ++n)
+          for (int64_t i = 0; i < image; ++i) sum += x[(n * ch + c) * image + i];
+        P m = static_cast<P>(sum / total);
+        mean[c] = m;
+        A vs = 0;
+        for (int64_t n = 0; n < nb; ++n)
+          for (int64_t i = 0; i < image; ++i) {
+            P v = x[(n * ch + c) * image + i];
+            vs += (v - m) * (v - m);
+          }
+        var_sum[c] = static_cast<P>(vs);
+      }
+    });
     return;
   }
   // one element per image: upstream's channels-last reduction, rows summed in P per thread
@@ -243,11 +254,12 @@ void batch_norm_forward(Call& c) {
     beta[f] = madd(-mean[f], alpha[f], b[f]);
   }
   T* y = data_of<T>(c.results[0].tensor, key);
-  for (int64_t n = 0; n < nb; ++n)
-    for (int64_t f = 0; f < ch; ++f) {
-      int64_t off = (n * ch + f) * image;
+  parallel_for(0, nb * ch, channel_grain(image), [&](int64_t p0, int64_t p1) {
+    for (int64_t pl = p0; pl < p1; ++pl) {  // plane pl = n * ch + f
+      int64_t f = pl % ch, off = pl * image;
       for (int64_t i = 0; i < image; ++i) y[off + i] = T(madd(px[off + i], alpha[f], beta[f]));
     }
+  });
 }
 
 void batch_norm_cpu(Call& c) {
@@ -329,42 +341,45 @@ void batch_norm_backward(Call& c) {
     });
     for (int64_t f = 0; f < ch; ++f) row_sum[f] = static_cast<P>(s[f]), row_dot[f] = static_cast<P>(d[f]);
   }
-  for (int64_t f = 0; f < ch; ++f) {
-    double sum = 0, dotp = 0;
-    if (rows_path) {
-      sum = row_sum[f];
-      dotp = row_dot[f];
-    }
-    for (int64_t n = 0; n < nb && !rows_path; ++n) {
-      int64_t off = (n * ch + f) * image;
-      sum += plane_sum<P>(px + off, pg + off, image, false, mean[f]);
-      dotp += plane_sum<P>(px + off, pg + off, image, true, mean[f]);
-    }
-    if (pgi) {
-      if (train) {
-        P k = static_cast<P>(dotp) * invstd[f] * invstd[f] / static_cast<P>(total);
-        P grad_mean = rows_path ? static_cast<P>(sum) / static_cast<P>(total)
-                                : static_cast<P>(sum / total);
-        for (int64_t n = 0; n < nb; ++n) {
-          int64_t off = (n * ch + f) * image;
-          for (int64_t i = 0; i < image; ++i) {
-            // measured: upstream's float rows kernel rounds the product apart
-            P dx = rows_path && std::is_same_v<P, float>
-                       ? (pg[off + i] - grad_mean) - (px[off + i] - mean[f]) * k
-                       : madd(-(px[off + i] - mean[f]), k, pg[off + i] - grad_mean);
-            pgi[off + i] = T(dx * invstd[f] * w[f]);
+  // Per channel: its sums (in order, on one thread), its gradient planes, its dw and db.
+  parallel_for(0, ch, channel_grain(total), [&](int64_t f0, int64_t f1) {
+    for (int64_t f = f0; f < f1; ++f) {
+      double sum = 0, dotp = 0;
+      if (rows_path) {
+        sum = row_sum[f];
+        dotp = row_dot[f];
+      }
+      for (int64_t n = 0; n < nb && !rows_path; ++n) {
+        int64_t off = (n * ch + f) * image;
+        sum += plane_sum<P>(px + off, pg + off, image, false, mean[f]);
+        dotp += plane_sum<P>(px + off, pg + off, image, true, mean[f]);
+      }
+      if (pgi) {
+        if (train) {
+          P k = static_cast<P>(dotp) * invstd[f] * invstd[f] / static_cast<P>(total);
+          P grad_mean = rows_path ? static_cast<P>(sum) / static_cast<P>(total)
+                                  : static_cast<P>(sum / total);
+          for (int64_t n = 0; n < nb; ++n) {
+            int64_t off = (n * ch + f) * image;
+            for (int64_t i = 0; i < image; ++i) {
+              // measured: upstream's float rows kernel rounds the product apart
+              P dx = rows_path && std::is_same_v<P, float>
+                         ? (pg[off + i] - grad_mean) - (px[off + i] - mean[f]) * k
+                         : madd(-(px[off + i] - mean[f]), k, pg[off + i] - grad_mean);
+              pgi[off + i] = T(dx * invstd[f] * w[f]);
+            }
+          }
+        } else {
+          for (int64_t n = 0; n < nb; ++n) {
+            int64_t off = (n * ch + f) * image;
+            for (int64_t i = 0; i < image; ++i) pgi[off + i] = T(pg[off + i] * invstd[f] * w[f]);
           }
         }
-      } else {
-        for (int64_t n = 0; n < nb; ++n) {
-          int64_t off = (n * ch + f) * image;
-          for (int64_t i = 0; i < image; ++i) pgi[off + i] = T(pg[off + i] * invstd[f] * w[f]);
-        }
       }
+      gw[f] = rows_path ? static_cast<P>(dotp) * invstd[f] : static_cast<P>(dotp * invstd[f]);
+      gb[f] = static_cast<P>(sum);
     }
-    gw[f] = rows_path ? static_cast<P>(dotp) * invstd[f] : static_cast<P>(dotp * invstd[f]);
-    gb[f] = static_cast<P>(sum);
-  }
+  });
   if (!c.results[1].is_none()) store(c.results[1].tensor, gw, key);
   if (!c.results[2].is_none()) store(c.results[2].tensor, gb, key);
 }

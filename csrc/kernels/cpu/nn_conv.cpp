@@ -6,6 +6,7 @@
 // CPU float32 convolution takes oneDNN for most shapes, so float32 results agree within
 // upstream's own error rather than bit for bit (tests/autograd/test_conv_pool.py states the
 // rule). The rules (checks, output shapes, upstream's messages) serve every back end.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -196,39 +198,66 @@ Geom make_geom(const Dims& image, const Dims& grid, const Dims& wsizes, const Co
   return g;
 }
 
-// Walks every (channel, kernel offset, grid position) of channels planes: f(col, img) with the
-// column buffer's index and the image's, or img = -1 where the kernel reads padding.
+// Walks the rows of the column buffer, one per (channel, kernel offset, od, oh), in order:
+// f(col, in, img, lo, hi) for the row's first column `col` (grid[2] columns); columns col + ow
+// with lo <= ow < hi read the image at img + ow * s[2] (img itself may be before the plane), the
+// others read padding (all of them when !in). The bounds are worked out once a row, so the loops over ow have no branches.
 template <typename F>
-void walk_columns(const Geom& g, int64_t channels, F&& f) {
+void walk_rows(const Geom& g, int64_t channels, F&& f) {
+  const int64_t ow_n = g.grid[2], sw = g.s[2];
   int64_t col = 0;
   for (int64_t ch = 0; ch < channels; ++ch)
     for (int64_t kd = 0; kd < g.k[0]; ++kd)
       for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw)
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+          const int64_t off = kw * g.dl[2] - g.p[2];  // iw = ow * sw + off
+          int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          int64_t hi = g.img[2] - off > 0 ? (g.img[2] - off + sw - 1) / sw : 0;
+          lo = std::min(lo, ow_n);
+          hi = std::max(lo, std::min(hi, ow_n));
           for (int64_t od = 0; od < g.grid[0]; ++od) {
             int64_t id = od * g.s[0] - g.p[0] + kd * g.dl[0];
-            for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
+            for (int64_t oh = 0; oh < g.grid[1]; ++oh, col += ow_n) {
               int64_t ih = oh * g.s[1] - g.p[1] + kh * g.dl[1];
               bool row_in = id >= 0 && id < g.img[0] && ih >= 0 && ih < g.img[1];
-              int64_t base = ch * g.img_n + (id * g.img[1] + ih) * g.img[2];
-              for (int64_t ow = 0; ow < g.grid[2]; ++ow, ++col) {
-                int64_t iw = ow * g.s[2] - g.p[2] + kw * g.dl[2];
-                f(col, row_in && iw >= 0 && iw < g.img[2] ? base + iw : -1);
-              }
+              int64_t base = ch * g.img_n + (id * g.img[1] + ih) * g.img[2] + off;
+              f(col, row_in, base, lo, hi);
             }
           }
+        }
 }
 
 // cols (channels * k_n, grid_n) = the image's values under each kernel offset (0 in padding).
 template <typename T>
 void im2col(const T* img, int64_t channels, const Geom& g, T* cols) {
-  walk_columns(g, channels, [&](int64_t col, int64_t i) { cols[col] = i < 0 ? T(0) : img[i]; });
+  const int64_t ow_n = g.grid[2], sw = g.s[2];
+  walk_rows(g, channels, [&](int64_t col, bool in, int64_t i, int64_t lo, int64_t hi) {
+    T* c = cols + col;
+    if (!in) {
+      for (int64_t ow = 0; ow < ow_n; ++ow) c[ow] = T(0);
+      return;
+    }
+    for (int64_t ow = 0; ow < lo; ++ow) c[ow] = T(0);
+    if (sw == 1) {
+      for (int64_t ow = lo; ow < hi; ++ow) c[ow] = img[i + ow];
+    } else {
+      for (int64_t ow = lo; ow < hi; ++ow) c[ow] = img[i + ow * sw];
+    }
+    for (int64_t ow = hi; ow < ow_n; ++ow) c[ow] = T(0);
+  });
 }
-// img += every column value at the image position it was read from (col2im's adjoint sum).
+// img += every column value at the image position it was read from (col2im's adjoint sum), in
+// the columns' order.
 template <typename T>
 void col2im(const T* cols, int64_t channels, const Geom& g, T* img) {
-  walk_columns(g, channels, [&](int64_t col, int64_t i) {
-    if (i >= 0) img[i] = T(static_cast<acc_t<T>>(img[i]) + static_cast<acc_t<T>>(cols[col]));
+  const int64_t sw = g.s[2];
+  walk_rows(g, channels, [&](int64_t col, bool in, int64_t i, int64_t lo, int64_t hi) {
+    if (!in) return;
+    const T* c = cols + col;
+    for (int64_t ow = lo; ow < hi; ++ow) {
+      T& dst = img[i + ow * sw];
+      dst = T(static_cast<acc_t<T>>(dst) + static_cast<acc_t<T>>(c[ow]));
+    }
   });
 }
 
@@ -262,23 +291,27 @@ void conv_forward(const T* x, const T* w, const T* b, T* y, const Dims& in, cons
     Geom g = make_geom(in, out, wsizes, p);
     int64_t kk = s.gi * g.k_n;  // a group's weight row: (gi, k...)
     bool direct = is_pointwise(g);
-    std::vector<T> cols(direct ? 0 : static_cast<size_t>(kk * s.l_out));
-    for (int64_t n = 0; n < s.n; ++n) {
-      T* yn = y + n * s.cout * s.l_out;
-      if (b)
-        for (int64_t o = 0; o < s.cout; ++o)
-          for (int64_t l = 0; l < s.l_out; ++l) yn[o * s.l_out + l] = b[o];
-      for (int64_t gr = 0; gr < p.groups; ++gr) {
-        const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
-        const T* src = xg;
-        if (!direct) {
-          im2col(xg, s.gi, g, cols.data());
-          src = cols.data();
+    // Samples are independent: each thread takes a run of them with its own column buffer (the
+    // GEMMs inside run on that thread: MKL does not start threads inside a parallel region).
+    parallel_for(0, s.n, 1, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(direct ? 0 : static_cast<size_t>(kk * s.l_out));
+      for (int64_t n = n0; n < n1; ++n) {
+        T* yn = y + n * s.cout * s.l_out;
+        if (b)
+          for (int64_t o = 0; o < s.cout; ++o)
+            for (int64_t l = 0; l < s.l_out; ++l) yn[o * s.l_out + l] = b[o];
+        for (int64_t gr = 0; gr < p.groups; ++gr) {
+          const T* xg = x + (n * s.cin + gr * s.gi) * s.l_in;
+          const T* src = xg;
+          if (!direct) {
+            im2col(xg, s.gi, g, cols.data());
+            src = cols.data();
+          }
+          gemm<T>(s.go, s.l_out, kk, rows(w + gr * s.go * kk, kk), rows(src, s.l_out),
+                  yn + gr * s.go * s.l_out, 1.0, b ? 1.0 : 0.0);
         }
-        gemm<T>(s.go, s.l_out, kk, rows(w + gr * s.go * kk, kk), rows(src, s.l_out),
-                yn + gr * s.go * s.l_out, 1.0, b ? 1.0 : 0.0);
       }
-    }
+    });
     return;
   }
   // transposed: the output is the image; weight is (cin, go, k...)
@@ -369,21 +402,39 @@ void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims
   if (!p.transposed) {
     Geom g = make_geom(in, out, wsizes, p);
     int64_t kk = s.gi * g.k_n;
-    std::vector<T> cols(static_cast<size_t>(kk * s.l_out));
-    for (int64_t n = 0; n < s.n; ++n)
-      for (int64_t gr = 0; gr < p.groups; ++gr) {
+    int64_t plane = kk * s.l_out;  // one (sample, group)'s columns
+    if (dx)  // per sample: cols = w_g^T . go_g, then summed back into its own image
+      parallel_for(0, s.n, 1, [&](int64_t n0, int64_t n1) {
+        std::vector<T> cols(static_cast<size_t>(plane));
+        for (int64_t n = n0; n < n1; ++n)
+          for (int64_t gr = 0; gr < p.groups; ++gr) {
+            const T* gog = go + (n * s.cout + gr * s.go) * s.l_out;
+            gemm<T>(kk, s.l_out, s.go, cols_of(w + gr * s.go * kk, kk), rows(gog, s.l_out),
+                    cols.data(), 1.0, 0.0);
+            col2im(cols.data(), s.gi, g, dx + (n * s.cin + gr * s.gi) * s.l_in);
+          }
+      });
+    if (!dw) return;
+    // dw_g += go_g . im2col(x_g)^T, sample after sample (the order of the sum over the batch is
+    // that of one thread): the columns of a block of samples are unfolded in parallel first.
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(
+                                                   s.n, (int64_t{1} << 22) / (plane * p.groups)));
+    std::vector<T> cols(static_cast<size_t>(block * p.groups * plane));
+    for (int64_t nb = 0; nb < s.n; nb += block) {
+      int64_t count = std::min(block, s.n - nb);
+      parallel_for(0, count * p.groups, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          int64_t n = nb + i / p.groups, gr = i % p.groups;
+          im2col(x + (n * s.cin + gr * s.gi) * s.l_in, s.gi, g, cols.data() + i * plane);
+        }
+      });
+      for (int64_t i = 0; i < count * p.groups; ++i) {
+        int64_t n = nb + i / p.groups, gr = i % p.groups;
         const T* gog = go + (n * s.cout + gr * s.go) * s.l_out;
-        const T* wg = w + gr * s.go * kk;
-        if (dx) {  // cols = w_g^T . go_g, then summed back into the image
-          gemm<T>(kk, s.l_out, s.go, cols_of(wg, kk), rows(gog, s.l_out), cols.data(), 1.0, 0.0);
-          col2im(cols.data(), s.gi, g, dx + (n * s.cin + gr * s.gi) * s.l_in);
-        }
-        if (dw) {  // dw_g += go_g . im2col(x_g)^T
-          im2col(x + (n * s.cin + gr * s.gi) * s.l_in, s.gi, g, cols.data());
-          gemm<T>(s.go, kk, s.l_out, rows(gog, s.l_out), cols_of(cols.data(), s.l_out),
-                  dw + gr * s.go * kk, 1.0, 1.0);
-        }
+        gemm<T>(s.go, kk, s.l_out, rows(gog, s.l_out), cols_of(cols.data() + i * plane, s.l_out),
+                dw + gr * s.go * kk, 1.0, 1.0);
       }
+    }
     return;
   }
   // transposed: the gradient of the output (the image) unfolded over the input's grid

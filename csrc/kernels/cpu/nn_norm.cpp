@@ -11,6 +11,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_util.h"
 #include "kernels/cpu/nn_norm.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -232,11 +233,17 @@ void layer_norm_cpu(Call& c) {
   if (x->dtype() == ScalarType::Float || x->dtype() == ScalarType::Double) {
     auto run = [&](auto zero) {
       using T = decltype(zero);
-      layer_norm_rows(data_of<T>(x, key), rows, n, w ? data_of<T>(wc, key) : nullptr,
-                      b ? data_of<T>(bc, key) : nullptr, eps,
-                      data_of<T>(c.results[0].tensor, key),
-                      data_of<T>(c.results[1].tensor, key),  // new and contiguous (the rule)
-                      data_of<T>(c.results[2].tensor, key));
+      const T* px = data_of<T>(x, key);
+      const T* pw = w ? data_of<T>(wc, key) : nullptr;
+      const T* pb = b ? data_of<T>(bc, key) : nullptr;
+      T* py = data_of<T>(c.results[0].tensor, key);
+      T* pm = data_of<T>(c.results[1].tensor, key);  // new and contiguous (the rule)
+      T* pr = data_of<T>(c.results[2].tensor, key);
+      // Rows are independent, each computed whole on one thread: the split changes no bits.
+      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n));
+      parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
+        layer_norm_rows(px + r0 * n, r1 - r0, n, pw, pb, eps, py + r0 * n, pm + r0, pr + r0);
+      });
     };
     if (x->dtype() == ScalarType::Float) run(0.0f); else run(0.0);
     return;

@@ -5,7 +5,7 @@
 // and the weight's and bias's gradients summed per thread into rows of a (2, threads, N) buffer
 // (dw += dy * (a * x - a * mean), db += dy), then over the threads' rows in order. The rows are
 // split among torch.get_num_threads() chunks as upstream's parallel_for splits them, so each
-// partial sum holds the rows it holds in upstream's process.
+// partial sum holds the rows it holds in upstream's process; the chunks run on their threads.
 //
 // Which steps upstream's AVX2 build fuses was measured against its results (rows of 3 to 768,
 // with and without a weight, 1 and 2 threads, float32 and float64), each combination tried:
@@ -20,6 +20,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -203,7 +204,22 @@ void layer_norm_backward(Call& c) {
   std::vector<T> buf_w(dw_out ? threads * n : 0, T(0)), buf_b(db_out ? threads * n : 0, T(0));
   LnRows<T> r{dy, x, mean, rstd, w, dx, dw_out ? buf_w.data() : nullptr,
               db_out ? buf_b.data() : nullptr, rows, n, chunk};
-  ln_backward_rows(r);
+  // Upstream's parallel_for(0, rows, 1) chunks, one per thread: chunk t sums into partial row
+  // t of the parameters' gradients and writes only its own rows of dx, so running the chunks
+  // at once changes no bits.
+  parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+    LnRows<T> part = r;
+    part.dy += b * n;
+    part.x += b * n;
+    part.mean += b;
+    part.rstd += b;
+    if (part.dx) part.dx += b * n;
+    const int64_t tid = b / chunk;
+    if (part.buf_w) part.buf_w += tid * n;
+    if (part.buf_b) part.buf_b += tid * n;
+    part.rows = part.chunk = e - b;  // the part's rows all sum into its one partial row
+    ln_backward_rows(part);
+  });
   auto finish = [&](const Tensor* out, const std::vector<T>& buf) {
     if (!out) return;
     Tensor o = contiguous(*out, key);

@@ -11,6 +11,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -102,6 +103,12 @@ Dims pooled_sizes(const Tensor& x, const Pool2d& p) {
   return out;
 }
 
+// Planes per thread at least: about upstream's elementwise grain of outputs, so small pools
+// stay on one thread.
+int64_t plane_grain(int64_t outputs_per_plane) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, outputs_per_plane));
+}
+
 template <typename T>
 constexpr bool kPoolType = !std::is_same_v<T, bool>;
 
@@ -138,30 +145,34 @@ void max_pool2d_cpu(Call& c) {
       const T lowest = std::numeric_limits<T>::has_infinity
                            ? T(-std::numeric_limits<float>::infinity())
                            : std::numeric_limits<T>::lowest();
-      for (int64_t pl = 0; pl < p.planes; ++pl) {
-        const T* ip = in + pl * p.ih * p.iw;
-        for (int64_t i = 0; i < p.oh; ++i)
-          for (int64_t j = 0; j < p.ow; ++j) {
-            int64_t h0 = i * p.sh - p.ph, w0 = j * p.sw - p.pw;
-            int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, p.ih);
-            int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, p.iw);
-            while (h0 < 0) h0 += p.dh;
-            while (w0 < 0) w0 += p.dw;
-            int64_t best = h0 * p.iw + w0;
-            T maxv = lowest;
-            for (int64_t y = h0; y < h1; y += p.dh)
-              for (int64_t xx = w0; xx < w1; xx += p.dw) {
-                T v = ip[y * p.iw + xx];
-                if (v > maxv || is_nan(v)) {
-                  maxv = v;
-                  best = y * p.iw + xx;
+      // Planes are independent: split between threads (each output element is computed as on
+      // one thread).
+      parallel_for(0, p.planes, plane_grain(p.oh * p.ow), [&](int64_t pl0, int64_t pl1) {
+        for (int64_t pl = pl0; pl < pl1; ++pl) {
+          const T* ip = in + pl * p.ih * p.iw;
+          for (int64_t i = 0; i < p.oh; ++i)
+            for (int64_t j = 0; j < p.ow; ++j) {
+              int64_t h0 = i * p.sh - p.ph, w0 = j * p.sw - p.pw;
+              int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, p.ih);
+              int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, p.iw);
+              while (h0 < 0) h0 += p.dh;
+              while (w0 < 0) w0 += p.dw;
+              int64_t best = h0 * p.iw + w0;
+              T maxv = lowest;
+              for (int64_t y = h0; y < h1; y += p.dh)
+                for (int64_t xx = w0; xx < w1; xx += p.dw) {
+                  T v = ip[y * p.iw + xx];
+                  if (v > maxv || is_nan(v)) {
+                    maxv = v;
+                    best = y * p.iw + xx;
+                  }
                 }
-              }
-            int64_t o = (pl * p.oh + i) * p.ow + j;
-            out[o] = maxv;
-            ind[o] = best;
-          }
-      }
+              int64_t o = (pl * p.oh + i) * p.ow + j;
+              out[o] = maxv;
+              ind[o] = best;
+            }
+        }
+      });
     } else {
       TN_FAIL(NotImplemented, "\"max_pool2d\" not implemented for '", enum_name(x->dtype()), "'");
     }
@@ -201,14 +212,17 @@ void max_pool2d_backward_cpu(Call& c) {
     if constexpr (kPoolType<T>) {
       const T* g = data_of<T>(go, key);
       T* d = data_of<T>(gi, key);
-      for (int64_t i = 0; i < gi->numel(); ++i) d[i] = T(0);
-      for (int64_t pl = 0; pl < p.planes; ++pl)
-        for (int64_t k = 0; k < plane_out; ++k) {
-          int64_t m = ip[pl * plane_out + k];
-          if (m == -1) continue;
-          T& dst = d[pl * plane_in + m];
-          dst = T(static_cast<acc_t<T>>(dst) + static_cast<acc_t<T>>(g[pl * plane_out + k]));
-        }
+      // Each plane sums into its own gradient plane, in the same order on any thread.
+      parallel_for(0, p.planes, plane_grain(plane_out), [&](int64_t pl0, int64_t pl1) {
+        for (int64_t i = pl0 * plane_in; i < pl1 * plane_in; ++i) d[i] = T(0);
+        for (int64_t pl = pl0; pl < pl1; ++pl)
+          for (int64_t k = 0; k < plane_out; ++k) {
+            int64_t m = ip[pl * plane_out + k];
+            if (m == -1) continue;
+            T& dst = d[pl * plane_in + m];
+            dst = T(static_cast<acc_t<T>>(dst) + static_cast<acc_t<T>>(g[pl * plane_out + k]));
+          }
+      });
     } else {
       TN_FAIL(NotImplemented, "\"max_pool2d_with_indices_backward\" not implemented for '",
               enum_name(gi->dtype()), "'");
