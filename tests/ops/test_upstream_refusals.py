@@ -5,7 +5,9 @@ message) or return (dtype, shape, values) alike.
 - a dim list on a tensor of more than 64 dims (upstream keeps dim lists as a 64-bit mask);
 - arange with an int64 result whose step is 0 in int64 (ValueError) but not as given (an
   int32 result then holds start everywhere, as upstream's does);
-- index_select's out= tensor with internal overlap, or overlapping its input.
+- index_select's out= tensor with internal overlap, or overlapping its input;
+- a foreach op's out= list: upstream's generated spelling resizes every out tensor, then
+  refuses one whose dtype or device is not its result's (no cast), writing those before it.
 """
 
 from __future__ import annotations
@@ -52,3 +54,36 @@ def test_refusals_match_upstream():
     assert upstream["amax dim 65 dims"]["raises"][0] == "RuntimeError"
     assert upstream["arange int64 step 0.5"]["raises"][0] == "ValueError"
     assert "returns" in upstream["arange int32 step 0.5"]
+
+
+FOREACH_OUT = r'''
+import json, torch, warnings
+warnings.simplefilter("ignore")
+out = {}
+def case(name, fn, outs):
+    try:
+        fn()
+        out[name] = {"returns": [[str(t.dtype), list(t.shape), t.tolist()] for t in outs]}
+    except Exception as e:
+        out[name] = {"raises": [type(e).__name__, str(e)],
+                     "outs": [[str(t.dtype), list(t.shape)] for t in outs]}
+x = [torch.tensor([0.5, 1.5, 2.0]), torch.tensor([[1., 2.]])]
+o = [torch.empty(3, dtype=torch.float64), torch.empty(1, 2)]
+case("exp into float64", lambda: torch.ops.aten._foreach_exp.out(x, out=o), o)
+o = [torch.empty(2), torch.empty(0)]
+case("exp resizes", lambda: torch.ops.aten._foreach_exp.out(x, out=o), o)
+o = [torch.empty(3), torch.empty(1, 2, dtype=torch.bfloat16)]
+case("add, second out wrong", lambda: torch.ops.aten._foreach_add.List_out(x, x, out=o), o)
+o = [torch.empty(())]
+case("lgamma half into float", lambda: torch.ops.aten._foreach_lgamma.out(
+    [torch.tensor(1.5, dtype=torch.float16)], out=o), o)
+print(json.dumps(out))
+'''
+
+
+def test_foreach_out_lists_are_checked_as_upstreams():
+    from tests.helpers import OURS, UPSTREAM, run_json
+    ours, upstream = run_json(OURS, FOREACH_OUT), run_json(UPSTREAM, FOREACH_OUT)
+    assert ours == upstream
+    assert upstream["exp into float64"]["raises"][0] == "RuntimeError"
+    assert upstream["add, second out wrong"]["raises"][0] == "RuntimeError"

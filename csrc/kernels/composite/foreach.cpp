@@ -12,6 +12,7 @@
 
 #include "dispatch/registry.h"
 #include "kernels/composite/ops.h"
+#include "kernels/rules/reduce_rules.h"
 
 namespace tn {
 namespace {
@@ -178,9 +179,25 @@ void foreach_kernel(Call& c) {
     fill_defaults(target, a);
     std::vector<Value> r = dispatch(p.per_tensor, std::move(a));
     if (p.copy_back) ops::copy_(c.args[0].tensors[i], r[0].tensor);
-    else if (out) ops::write_out((*out)[i], r[0].tensor, c.key());
-    else if (!r.empty() && r[0].tag == Value::Tag::Tensor && c.schema->returns.size() == 1)
+    else if (!r.empty() && r[0].tag == Value::Tag::Tensor &&
+             (out || c.schema->returns.size() == 1))
       results.push_back(r[0].tensor);
+  }
+  if (out) {
+    // Upstream's generated out= spelling of a foreach op: every result first, then each out
+    // tensor resized (resize_out_helper), then each checked and written (copy_arg): the same
+    // dtype and device as its result, no cast.
+    for (size_t i = 0; i < results.size(); ++i) resize_out((*out)[i], results[i]->sizes());
+    for (size_t i = 0; i < results.size(); ++i) {
+      const Tensor& o = (*out)[i];
+      const Tensor& r = results[i];
+      TN_CHECK(o->dtype() == r->dtype(), "Expected out tensor to have dtype ",
+               cpp_type_name(r->dtype()), ", but got ", cpp_type_name(o->dtype()), " instead");
+      TN_CHECK(o->device() == r->device(), "Expected out tensor to have device ",
+               r->device().str(), ", but got ", o->device().str(), " instead");
+      ops::copy_(o, r);
+    }
+    return;
   }
   if (!c.schema->returns.empty() && c.schema->returns[0].type.is_list)
     c.ret(Value::of_tensors(std::move(results)));
