@@ -64,7 +64,8 @@ def main() -> int:
         elif key in out_of and not f.has_composite_implicit_autograd_kernel:
             # An out= variant of a differentiable op goes through the Autograd key only to
             # refuse, as upstream's generated code does: "functions with out=... arguments
-            # don't support automatic differentiation" when an argument requires grad.
+            # don't support automatic differentiation" when an argument requires grad. (One of
+            # an op upstream has no derivative for is upstream_no_derivative's.)
             diff = differentiable.get(out_of[key], False)
         else:
             diff = f.has_composite_implicit_autograd_kernel
@@ -94,15 +95,15 @@ def main() -> int:
 
 # Differentiable ops whose autograd upstream writes by hand (VariableTypeManual.cpp), so
 # derivatives.yaml has no entry for them.
-MANUAL_DIFFERENTIABLE = {"copy_"}
+MANUAL_DIFFERENTIABLE = {"copy_", "_fw_primal", "_make_dual"}
 
 
 def upstream_no_derivative(native_dir: Path, parsed) -> dict[str, str]:
     """The overloads whose dense CPU calls upstream's autograd gives its NotImplemented node: no
     derivatives.yaml entry (not even through the functional op), not written by hand, not
-    exempted by DONT_REQUIRE_DERIVATIVE, a Tensor output, not an out= variant (the test
-    gen_variable_type.py makes before registering autogradNotImplementedFallback at the Autograd
-    key; set_, which it leaves to its generated code, records the same node there), and a
+    exempted by DONT_REQUIRE_DERIVATIVE, a Tensor output (the test gen_variable_type.py makes
+    before registering autogradNotImplementedFallback at the Autograd key: an out= spelling of
+    such an op takes it too, refusing only an out tensor that is a leaf requiring grad; set_, which it leaves to its generated code, records the same node there), and a
     kernel of their own for CPU: where the CPU path is a CompositeImplicitAutograd
     decomposition (narrow), the dispatcher prefers it at AutogradCPU and the pieces record.
     On a call with an input that requires grad, such an op's floating results get that node,
@@ -112,7 +113,7 @@ def upstream_no_derivative(native_dir: Path, parsed) -> dict[str, str]:
     """
     from torchgen.api.autograd import gen_differentiable_outputs, match_differentiability_info
     from torchgen.context import native_function_manager
-    from torchgen.model import DispatchKey, SchemaKind
+    from torchgen.model import DispatchKey
     from torchgen.packaged.autograd.gen_inplace_or_view_type import use_derived
     from torchgen.api import cpp
     from torchgen.packaged.autograd.gen_trace_type import type_wrapper_name
@@ -132,8 +133,7 @@ def upstream_no_derivative(native_dir: Path, parsed) -> dict[str, str]:
         own_cpu_kernel = (not f.has_composite_implicit_autograd_kernel or cpu.has_kernel(f)
                           or f.structured_delegate is not None
                           or f.has_composite_explicit_autograd_kernel)
-        if (fn.info is not None or not use_derived(fn) or f.func.kind() == SchemaKind.out
-                or not own_cpu_kernel
+        if (fn.info is not None or not use_derived(fn) or not own_cpu_kernel
                 or name.base in DONT_REQUIRE_DERIVATIVE or str(name) in DONT_REQUIRE_DERIVATIVE):
             continue
         with native_function_manager(f):

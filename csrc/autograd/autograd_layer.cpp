@@ -37,8 +37,10 @@ class FormulaNode final : public Node {
  public:
   FormulaNode(const Formula* f) : f_(f) {}
   const char* name() const override { return f_->name; }
-  // "torch::autograd::CopyBackwards" is class CopyBackwards, as upstream's.
+  // "torch::autograd::CopyBackwards" is class CopyBackwards, as upstream's; Identity, which
+  // upstream's Python binds no class of its own for, is its generic CppFunction.
   const char* class_name() const override {
+    if (std::strcmp(f_->name, "torch::autograd::Identity") == 0) return "CppFunction";
     const char* colon = std::strrchr(f_->name, ':');
     return colon ? colon + 1 : f_->name;
   }
@@ -122,6 +124,8 @@ bool writes(const Call& call, size_t i) {
   return i < args.size() && args[i].type.alias && args[i].type.alias->is_write;
 }
 
+const char* upstream_no_derivative_name(const std::string& op_key);
+
 // Upstream's refusals before recording a call that writes in place into a tensor that takes
 // part in autograd.
 void check_writes(const Call& call) {
@@ -140,10 +144,21 @@ void check_writes(const Call& call) {
       continue;
     }
     if (!writes(call, i) || v.tag != Value::Tag::Tensor || !v.tensor) continue;
-    if (args[i].is_out)
+    if (args[i].is_out) {
+      // Upstream's generated code refuses any out= call that records; its NotImplemented
+      // fallback (an op it has no derivative for) refuses only an out tensor that is a leaf
+      // requiring grad, naming the operator, and gives the others its node.
+      const char* fallback = upstream_no_derivative_name(pretty_name(*call.op));
+      if (fallback && std::strncmp(fallback, "aten::", 6) == 0) {
+        if (v.tensor->requires_grad() && v.tensor->is_leaf())
+          TN_FAIL(Runtime, fallback, "(): functions with out=... arguments don't support "
+                  "automatic differentiation, but one of the arguments requires grad.");
+        continue;
+      }
       TN_FAIL(Runtime, call.schema->name.substr(call.schema->name.find("::") + 2),
               "(): functions with out=... arguments don't support automatic differentiation, "
               "but one of the arguments requires grad.");
+    }
     const Tensor& t = v.tensor;
     if (t->requires_grad() && t->is_leaf())
       TN_FAIL(Runtime, "a leaf Variable that requires grad is being used in an in-place "

@@ -39,7 +39,8 @@ TN_REGISTER_KERNEL("aten::_make_dual", CompositeExplicit, make_dual);
 TN_REGISTER_KERNEL("aten::_fw_primal", CompositeExplicit, fw_primal);
 TN_REGISTER_KERNEL("aten::_unpack_dual", Composite, unpack_dual);
 TN_REGISTER_DERIVATIVE("aten::_make_dual", {"ViewBackward0", {0}, {}, false, pass_through});
-TN_REGISTER_DERIVATIVE("aten::_fw_primal", {"AliasBackward0", {0}, {}, false, pass_through});
+TN_REGISTER_DERIVATIVE("aten::_fw_primal",
+                       {"torch::autograd::Identity", {0}, {}, false, pass_through});
 TN_REGISTER_FORWARD("aten::_make_dual", {ForwardKind::Manual});
 TN_REGISTER_FORWARD("aten::_fw_primal", {ForwardKind::Manual});
 TN_REGISTER_FORWARD("aten::_unpack_dual", {ForwardKind::Manual});

@@ -7,7 +7,9 @@ own test): its floating results require grad, next_functions holds one edge per 
 requires grad, and backward raises upstream's RuntimeError "derivative for aten::X is not
 implemented" (set_'s, from upstream's generated code rather than its fallback, names the C++
 function: "derivative for set_"). A decomposition on CPU (narrow) still records its pieces;
-in-place ones refuse a leaf and take the node on a non-leaf.
+in-place ones refuse a leaf and take the node on a non-leaf; their out= spellings (upstream's
+fallback too) refuse only an out tensor that is a leaf requiring grad, naming the operator. _fw_primal (and _unpack_dual's primal),
+written by hand upstream, record its Identity node.
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ case("remainder.Scalar_Tensor", lambda: torch.remainder(3.0, x))
 case("narrow (a decomposition)", lambda: x.narrow(0, 0, 1))
 case("set_ non-leaf", lambda: (x * 2).set_(y))
 case("set_ leaf", lambda: x.set_(y))
+case("silu_backward out=", lambda: torch.ops.aten.silu_backward.grad_input(
+    y, x, grad_input=torch.empty(2, 4, 3)))
+case("silu_backward out= a leaf requiring grad", lambda: torch.ops.aten.silu_backward.grad_input(
+    y, x, grad_input=torch.empty(2, 4, 3, requires_grad=True)))
+case("silu_backward out= a non-leaf", lambda: torch.ops.aten.silu_backward.grad_input(
+    y, x.detach(), grad_input=x * 1))
+case("_fw_primal", lambda: torch.ops.aten._fw_primal(x, 0))
+case("_unpack_dual primal", lambda: torch.ops.aten._unpack_dual(x * 1, 0)[0])
 case("randint_like (integral)", lambda: torch.randint_like(x, 10, dtype=torch.int64))
 '''
 
