@@ -32,7 +32,7 @@ void tanh_backward_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "tanh_backward_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run<T, T, T>(it, [](A a, A b) { return a * std::fma(-b, b, A(1)); });
+    ew_run_wide<T, T, T>(it, [](A a, A b) { return a * std::fma(-b, b, A(1)); });
   });
 }
 
