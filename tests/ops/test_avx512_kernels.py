@@ -47,6 +47,17 @@ rows("layer_norm", lambda r: F.layer_norm(r.view(1, -1), (r.numel(),), r, r.flip
 rows("layer_norm backward", grad_of(lambda x: F.layer_norm(x.view(1, -1), (x.numel(),)).view(-1)))
 rows("softmax", lambda r: torch.softmax(r, 0))
 rows("log_softmax backward", grad_of(lambda x: torch.log_softmax(x, 0)))
+# Upstream's softmax backward over the last dim fuses a row's tail products into its sums where
+# it runs on the calling thread: at one thread, or on a single row (nn_softmax.cpp). Every
+# length at 1 and at 2 threads, one row and several.
+threads = torch.get_num_threads()
+for t in (1, 2):
+    torch.set_num_threads(t)
+    rows(f"softmax backward t{t}", grad_of(lambda x: torch.softmax(x, 0)))
+    rows(f"softmax backward rows t{t}", grad_of(lambda x: torch.softmax(
+        torch.stack([x, x.flip(0) * 0.7, x * 1.3]), 1).sum(0)))
+    rows(f"log_softmax backward t{t}", grad_of(lambda x: torch.log_softmax(x, 0)))
+torch.set_num_threads(threads)
 rows("sigmoid", torch.sigmoid)
 rows("silu", F.silu)
 rows("gelu tanh", lambda r: F.gelu(r, approximate="tanh"))

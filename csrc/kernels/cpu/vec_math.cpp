@@ -303,6 +303,74 @@ TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_
                nan_keep8, Sleef_expf8_u10avx2, Sleef_logf8_u10avx2, hsum8, true)
 #undef TN_SOFTMAX_ROW
 
+// Softmax backward rows (vec_math.h). Built for AVX2 with contraction off: the products of
+// softmax's sum are rounded before they are added, as upstream's are; log_softmax's one fused
+// step is written as an FMA. Tails are scalar, in the same steps.
+#define TN_AVX2_EXACT __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
+TN_AVX2_EXACT float row_sum_lanes8(const float* x, const float* y, int64_t n, int W,
+                                   bool fuse_tail) {
+  auto at = [&](int64_t k) { return y ? x[k] * y[k] : x[k]; };
+  if (n < W) {
+    float acc = at(0);
+    for (int64_t i = 1; i < n; ++i) acc = acc + at(i);
+    return acc;
+  }
+  auto load = [&](int64_t k) {
+    __m256 v = _mm256_loadu_ps(x + k);
+    return y ? _mm256_mul_ps(v, _mm256_loadu_ps(y + k)) : v;
+  };
+  __m256 a0 = load(0), a1 = W == 16 ? load(8) : _mm256_setzero_ps();
+  int64_t d = W;
+  for (; d < n - n % W; d += W) {
+    a0 = _mm256_add_ps(a0, load(d));
+    if (W == 16) a1 = _mm256_add_ps(a1, load(d + 8));
+  }
+  alignas(32) float lane[16];
+  _mm256_store_ps(lane, a0);
+  _mm256_store_ps(lane + 8, a1);
+  for (int64_t l = 0; l < n - d; ++l)
+    lane[l] = fuse_tail && y ? std::fma(x[d + l], y[d + l], lane[l]) : lane[l] + at(d + l);
+  for (int s = W / 2; s >= 1; s /= 2)
+    for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+  return lane[0];
+}
+TN_AVX2_EXACT void log_softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
+                                        int64_t n) {
+  const __m256 s = _mm256_set1_ps(sum);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 e = Sleef_expf8_u10avx2(_mm256_loadu_ps(y + i));
+    _mm256_storeu_ps(out + i, _mm256_fnmadd_ps(e, s, _mm256_loadu_ps(g + i)));
+  }
+  if (i < n) {
+    alignas(32) float py[8] = {}, e[8];
+    std::memcpy(py, y + i, sizeof(float) * (n - i));
+    _mm256_store_ps(e, Sleef_expf8_u10avx2(_mm256_load_ps(py)));
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = std::fma(-e[k], sum, g[i + k]);
+  }
+}
+// The same at 16 lanes, where the CPU has AVX-512 (twice the exps an instruction).
+__attribute__((target("avx512f"), optimize("fp-contract=off"))) void log_softmax_bwd_row16(
+    const float* g, const float* y, float sum, float* out, int64_t n) {
+  const __m512 s = _mm512_set1_ps(sum);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 e = Sleef_expf16_u10avx512f(_mm512_loadu_ps(y + i));
+    _mm512_storeu_ps(out + i, _mm512_fnmadd_ps(e, s, _mm512_loadu_ps(g + i)));
+  }
+  if (i < n) log_softmax_bwd_row8(g + i, y + i, sum, out + i, n - i);
+}
+TN_AVX2_EXACT void softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
+                                    int64_t n) {
+  const __m256 s = _mm256_set1_ps(sum);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(g + i), s),
+                                            _mm256_loadu_ps(y + i)));
+  for (; i < n; ++i) out[i] = (g[i] - sum) * y[i];
+}
+#undef TN_AVX2_EXACT
+
 // matmul_rows_f32 (vec_math.h) for 4 rows of a at once (independent sums hide the adds'
 // latency), then single rows. The _round_ forms are builtins GCC cannot contract into an FMA.
 #define TN_MUL16(x, y) _mm512_mul_round_ps(x, y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
@@ -445,7 +513,29 @@ void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
   TN_ASSERT(vec_width() != 0 && n > 0);
   (vec_width() == 16 ? softmax_row16 : softmax_row8)(x, y, n, log);
 }
+float row_sum_lanes_f32(const float* x, const float* y, int64_t n, int W, bool fuse_tail) {
+  TN_ASSERT(vec_width() != 0 && n > 0 && (W == 8 || W == 16));
+  return row_sum_lanes8(x, y, n, W, fuse_tail);
+}
+void log_softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  (vec_width() == 16 ? log_softmax_bwd_row16 : log_softmax_bwd_row8)(g, y, sum, out, n);
+}
+void softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  softmax_bwd_row8(g, y, sum, out, n);
+}
 #else
+float row_sum_lanes_f32(const float*, const float*, int64_t, int, bool) {
+  TN_ASSERT(vec_width() != 0);
+  return 0;
+}
+void log_softmax_bwd_row_f32(const float*, const float*, float, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
+void softmax_bwd_row_f32(const float*, const float*, float, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
 void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width() != 0); }
 // Without SLEEF vec_width() is 0, and callers keep their scalar paths.
 bool gelu_erf_available() { return false; }

@@ -43,6 +43,18 @@ void gelu_tanh_f32(const float* x, float* y, int64_t n);
 // upstream 2.13 bit for bit on AVX-512 (3.5 million randn * 4 elements, rows of 1 to 4097).
 void softmax_row_f32(const float* x, float* y, int64_t n, bool log);
 
+// Softmax's and log_softmax's backward over a contiguous float32 row (nn_softmax.cpp), where
+// vec_width() != 0. row_sum_lanes_f32: upstream's reduce_all of x[k] (y null) or of the rounded
+// products x[k] * y[k] for W lanes (8 or 16: the row is summed in order below W elements, else
+// lane-wise, the tail into the first lanes, then the lanes folded in halves), whatever the CPU's
+// own width: lane-wise adds give each lane the same bits at any width. fuse_tail: the tail's
+// products are fused into their lanes' sums (upstream's build at one thread; nn_softmax.cpp).
+float row_sum_lanes_f32(const float* x, const float* y, int64_t n, int W, bool fuse_tail);
+// out[k] = g[k] - exp(y[k]) * sum in one fused step, exp SLEEF's expf u10 (log_softmax's).
+void log_softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, int64_t n);
+// out[k] = (g[k] - sum) * y[k], each step rounded (softmax's).
+void softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, int64_t n);
+
 // out[i * ldo + c] = sum over t < n, in order, of a[i * lda + t] * m[t * ld + c], for i < rows
 // and c < width (a multiple of 16), every product and every sum rounded (no fused steps): a
 // plain dot product's arithmetic, vectorised over c. For attention's small products, where
