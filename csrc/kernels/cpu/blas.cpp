@@ -88,8 +88,8 @@ void check_bmm_operands(const Tensor& a, const Tensor& b, const std::string& key
 }
 
 // out (B x m x n, contiguous) = alpha*a[i]·b[i] + beta*out[i] for each batch i (any strides).
-void gemm_batched(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
-                  double beta, const std::string& key) {
+void bmm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
+              double beta, const std::string& key) {
   int64_t m = a->size(1), k = a->size(2), n = b->size(2);
   dispatch_dtype(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
@@ -97,11 +97,8 @@ void gemm_batched(const Tensor& a, const Tensor& b, const Tensor& out, double al
       const T* pa = data_of<T>(a, key);
       const T* pb = data_of<T>(b, key);
       T* pc = data_of<T>(out, key);
-      for (int64_t i = 0; i < a->size(0); ++i) {
-        gemm<T>(m, n, k, {pa + i * a->stride(0), a->stride(1), a->stride(2)},
-                {pb + i * b->stride(0), b->stride(1), b->stride(2)}, pc + i * m * n, alpha,
-                beta);
-      }
+      gemm_batched<T>(a->size(0), m, n, k, {pa, a->stride(1), a->stride(2)}, a->stride(0),
+                      {pb, b->stride(1), b->stride(2)}, b->stride(0), pc, alpha, beta);
     }
   });
 }
@@ -112,11 +109,14 @@ void bmm_rule(Call& c) {
   check_bmm_operands(a, b, c.key());
   c.ret(new_on(a, {a->size(0), a->size(1), b->size(2)}, a->dtype()));
 }
-// Small products (k * m * n < 400) as upstream's bmm computes them on the CPU (its
+// Small products (k * m * n < 400) as upstream's bmm and baddbmm compute them on the CPU (its
 // baddbmm_cpu_kernel, not BLAS): each element one in-order sum of products in float or double,
-// without fused multiply-adds, so a model's tiny attention matmuls give upstream's bits.
+// without fused multiply-adds, so a model's tiny attention matmuls give upstream's bits. With
+// `scaled` (baddbmm) the sum s becomes alpha * s where beta is 0, else out * beta + alpha * s
+// (out holding self already).
 bool bmm_small_in_order(const Tensor& a, const Tensor& b, const Tensor& out,
-                        const std::string& key) {
+                        const std::string& key, bool scaled = false, double alpha = 1,
+                        double beta = 0) {
   int64_t m = a->size(1), k = a->size(2), n = b->size(2);
   if (k * m * n >= 400) return false;
   bool done = false;
@@ -135,7 +135,15 @@ bool bmm_small_in_order(const Tensor& a, const Tensor& b, const Tensor& out,
                                 pb[bi * b->stride(0) + t * b->stride(1) + j * b->stride(2)];
               acc += prod;  // the product rounded first: no fused multiply-add
             }
-            pc[(bi * m + i) * n + j] = acc;
+            T& r = pc[(bi * m + i) * n + j];
+            if (!scaled) {
+              r = acc;
+            } else if (beta == 0) {
+              r = static_cast<T>(alpha) * acc;
+            } else {
+              volatile T kept = r * static_cast<T>(beta);
+              r = kept + static_cast<T>(alpha) * acc;
+            }
           }
       done = true;
     }
@@ -146,7 +154,7 @@ bool bmm_small_in_order(const Tensor& a, const Tensor& b, const Tensor& out,
 void bmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
   if (bmm_small_in_order(c.tensor(0), c.tensor(1), out, c.key())) return;
-  gemm_batched(c.tensor(0), c.tensor(1), out, 1, 0, c.key());
+  bmm_into(c.tensor(0), c.tensor(1), out, 1, 0, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::bmm", bmm_rule, bmm_cpu);
 
@@ -174,7 +182,8 @@ void baddbmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
   double beta = c.scalar(3).to_double(), alpha = c.scalar(4).to_double();
   if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
-  gemm_batched(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
+  if (bmm_small_in_order(c.tensor(1), c.tensor(2), out, c.key(), true, alpha, beta)) return;
+  bmm_into(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::baddbmm", baddbmm_rule, baddbmm_cpu);
 

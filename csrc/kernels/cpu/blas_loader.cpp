@@ -45,6 +45,8 @@ void load(Blas& b) {
   b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
+  b.sgemm_batch = symbol<Blas::SgemmBatch>(lib, "cblas_sgemm_batch", path);
+  b.dgemm_batch = symbol<Blas::DgemmBatch>(lib, "cblas_dgemm_batch", path);
   static const char* const kVml[] = {"Sqrt", "Exp", "Ln",  "Log2", "Log10",
                                      "Sin",  "Cos", "Tan", "Tanh", "Erf",
                                      "Acos", "Asin", "Atan", "Erfc"};

@@ -38,6 +38,20 @@ struct Blas {
   decltype(&cblas_sdot) sdot;
   decltype(&cblas_ddot) ddot;
   void (*set_num_threads)(int);
+  // MKL's cblas_?gemm_batch (one group of equal-sized products; MKL_INT is int in the LP64
+  // interface mkl_rt starts with), which upstream's bmm calls for float and double operands
+  // whose matrices are contiguous or transposed. Null with OpenBLAS (Debian's 0.3.21 has none):
+  // a loop of ?gemm calls then.
+  using SgemmBatch = void (*)(CBLAS_ORDER, const CBLAS_TRANSPOSE*, const CBLAS_TRANSPOSE*,
+                              const int*, const int*, const int*, const float*, const float**,
+                              const int*, const float**, const int*, const float*, float**,
+                              const int*, int, const int*);
+  using DgemmBatch = void (*)(CBLAS_ORDER, const CBLAS_TRANSPOSE*, const CBLAS_TRANSPOSE*,
+                              const int*, const int*, const int*, const double*,
+                              const double**, const int*, const double**, const int*,
+                              const double*, double**, const int*, int, const int*);
+  SgemmBatch sgemm_batch = nullptr;
+  DgemmBatch dgemm_batch = nullptr;
   // Null with OpenBLAS, which has no vector math: the kernels then keep their std:: functions.
   VmlS vml_s[static_cast<int>(VmlFn::kCount)] = {};
   VmlD vml_d[static_cast<int>(VmlFn::kCount)] = {};

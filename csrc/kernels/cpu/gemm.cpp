@@ -115,6 +115,69 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alph
   }
 }
 
+namespace {
+void batch_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha,
+                const float** a, int lda, const float** b, int ldb, float beta, float** c,
+                int batch) {
+  blas().sgemm_batch(CblasRowMajor, &ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c,
+                     &n, 1, &batch);
+}
+void batch_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha,
+                const double** a, int lda, const double** b, int ldb, double beta, double** c,
+                int batch) {
+  blas().dgemm_batch(CblasRowMajor, &ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c,
+                     &n, 1, &batch);
+}
+}  // namespace
+
+template <typename T>
+void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int64_t a_batch,
+                  MatRef b, int64_t b_batch, T* c, double alpha, double beta) {
+  auto one = [&](int64_t i) {
+    gemm<T>(m, n, k, {static_cast<const T*>(a.p) + i * a_batch, a.s0, a.s1},
+            {static_cast<const T*>(b.p) + i * b_batch, b.s0, b.s1}, c + i * m * n, alpha, beta);
+  };
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    CBLAS_TRANSPOSE ta, tb;
+    int64_t lda, ldb;
+    bool batched = batch > 1 && m > 0 && n > 0 && k > 0 && batch < (1LL << 31) &&
+                   m < (1LL << 31) && n < (1LL << 31) && k < (1LL << 31) &&
+                   (std::is_same_v<T, float> ? blas().sgemm_batch != nullptr
+                                             : blas().dgemm_batch != nullptr) &&
+                   blas_layout(m, k, a.s0, a.s1, &ta, &lda) &&
+                   blas_layout(k, n, b.s0, b.s1, &tb, &ldb);
+    if (batched) {
+      std::vector<const T*> pa(static_cast<size_t>(batch)), pb(pa.size());
+      std::vector<T*> pc(pa.size());
+      for (int64_t i = 0; i < batch; ++i) {
+        pa[i] = static_cast<const T*>(a.p) + i * a_batch;
+        pb[i] = static_cast<const T*>(b.p) + i * b_batch;
+        pc[i] = c + i * m * n;
+      }
+      batch_call(ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                 static_cast<T>(alpha), pa.data(), static_cast<int>(lda), pb.data(),
+                 static_cast<int>(ldb), static_cast<T>(beta), pc.data(),
+                 static_cast<int>(batch));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < batch; ++i) one(i);
+}
+
+#define TN_GEMM_BATCHED(T)                                                                 \
+  template void gemm_batched<T>(int64_t, int64_t, int64_t, int64_t, MatRef, int64_t, MatRef, \
+                                int64_t, T*, double, double);
+TN_GEMM_BATCHED(uint8_t)
+TN_GEMM_BATCHED(int8_t)
+TN_GEMM_BATCHED(int16_t)
+TN_GEMM_BATCHED(int32_t)
+TN_GEMM_BATCHED(int64_t)
+TN_GEMM_BATCHED(Half)
+TN_GEMM_BATCHED(BFloat16)
+TN_GEMM_BATCHED(float)
+TN_GEMM_BATCHED(double)
+#undef TN_GEMM_BATCHED
+
 template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, double, double);
 template void gemm<int8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int8_t*, double, double);
 template void gemm<int16_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int16_t*, double, double);

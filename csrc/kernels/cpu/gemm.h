@@ -17,4 +17,12 @@ struct MatRef {
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alpha, double beta);
 
+// `batch` products C_i = alpha*A_i·B_i + beta*C_i, A_i at a.p + i * a_batch (elements), B_i
+// likewise, C_i at c + i * m * n. float and double whose matrices BLAS reads in place go to
+// MKL's batched GEMM in one call, as upstream's bmm (its cpublas::gemm_batched_with_stride);
+// one product, other dtypes, packed layouts and OpenBLAS run gemm per product.
+template <typename T>
+void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int64_t a_batch,
+                  MatRef b, int64_t b_batch, T* c, double alpha, double beta);
+
 }  // namespace tn
