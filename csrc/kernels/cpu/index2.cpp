@@ -446,9 +446,12 @@ void embedding_dense_backward_cpu(Call& c) {
   for (int64_t k : idx)
     if (!counts.empty()) ++counts[static_cast<size_t>(k)];
   const Tensor& g = c.tensor(0);
+  const bool dense = g->is_contiguous();
   std::vector<int64_t> at;  // grad's element offsets, row-major: element (i, j) at i * d + j
-  at.reserve(static_cast<size_t>(g->numel()));
-  for_each_offset(g->sizes(), g->strides(), 0, [&](int64_t o) { at.push_back(o); });
+  if (!dense) {
+    at.reserve(static_cast<size_t>(g->numel()));
+    for_each_offset(g->sizes(), g->strides(), 0, [&](int64_t o) { at.push_back(o); });
+  }
   dispatch_dtype(gw->dtype(), key, [&](auto z) {
     using T = decltype(z);
     if constexpr (is_float_like_v<T>) {
@@ -456,6 +459,24 @@ void embedding_dense_backward_cpu(Call& c) {
       T* pw = static_cast<T*>(gw->dense_cpu_data(key.c_str()));
       const T* pg = static_cast<const T*>(g->dense_cpu_data(key.c_str()));
       std::fill(pw, pw + gw->numel(), T(A(0)));
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        // Scale 1 in float or double: add_scaled's fma(g, 1, w) is w + g, one rounding (a
+        // plain add the compiler vectorises, not libm's fma per element).
+        if (counts.empty() && dense) {
+          for (size_t i = 0; i < idx.size(); ++i) {
+            int64_t k = idx[i];
+            if (k == pad) continue;
+            T* w = pw + k * d;
+            const T* row = pg + static_cast<int64_t>(i) * d;
+            for (int64_t j = 0; j < d; ++j) w[j] = w[j] + row[j];
+          }
+          return;
+        }
+      }
+      if (dense) {  // the general path reads through the offsets
+        at.resize(static_cast<size_t>(g->numel()));
+        for (size_t o = 0; o < at.size(); ++o) at[o] = static_cast<int64_t>(o);
+      }
       int64_t body = d - d % vector_block_16bit();
       for (size_t i = 0; i < idx.size(); ++i) {
         int64_t k = idx[i];
