@@ -391,6 +391,12 @@ def main(argv: list[str]) -> int:
         print("backward: overloads by grade: " + ", ".join(
             f"{g} {n}" for g, n in b["overload_grades"].items()) + f"; cases by grade: "
             f"{b['case_grades']}")
+        if "coverage" in b:
+            c = b["coverage"]
+            print(f"backward coverage: {c['differentiable']} implemented differentiable "
+                  f"overloads, graded {c['graded']} ({c['grades']}), without a case "
+                  f"{len(c['uncovered'])}, refusing {len(c['refusing'])}; not differentiable "
+                  f"{len(c['not_differentiable'])}")
     return 0
 
 

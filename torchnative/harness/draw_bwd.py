@@ -160,8 +160,13 @@ def draw_topup(overload: str, entries: list[str], draw_dir: Path,
     found nothing is kept under "tried"."""
     out = {"key": f"topup:{overload}", "overload": overload, "cases": [], "skipped": [],
            "tried": [], "version": BWD_VERSION}
-    found = [c for e in entries for c in load_entry(draw_dir, e)["cases"]
-             if overload in c["reached"] and c["upstream"]["ok"] and c["dtype"] in DTYPES]
+    reaching = [c for e in entries for c in load_entry(draw_dir, e)["cases"]
+                if overload in c["reached"] and c["dtype"] in DTYPES]
+    found = [c for c in reaching if c["upstream"]["ok"]]
+    if reaching and not found:  # why nothing could be tried: upstream's own forward raised
+        up = reaching[0]["upstream"]
+        out["skipped"].append(f"{reaching[0]['id']}: upstream's forward raised "
+                              f"{up.get('exc')}: {up.get('msg', '')}"[:300])
     for dtype in DTYPES:
         candidates = sorted((c for c in found if c["dtype"] == dtype),
                             key=lambda c: topup_rank(c, overload))

@@ -317,6 +317,8 @@ def backward_coverage(implemented: list[str], classes: dict, overloads: dict,
             why = "its backward cases failed in another overload they name"
         elif top is None:
             why = "no float32 or float64 forward case reaches it"
+        elif top["skipped"] and not top["tried"]:
+            why = "; ".join(top["skipped"][:2])
         elif top["tried"] or top["skipped"]:
             tried = top["tried"] + top["skipped"]
             why = (f"{len(tried)} forward case(s) tried, none with a gradient upstream: "
