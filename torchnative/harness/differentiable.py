@@ -12,7 +12,8 @@ Writes, for every overload of native_functions.yaml, its class and the formula i
                       or whose every input is `non_differentiable`; exempted by torchgen's
                       DONT_REQUIRE_DERIVATIVE (empty_like, ones_like, ...); or no formula
                       where upstream's autograd records nothing
-  no_formula          no formula and not composite: upstream records its NotImplemented node
+  no_formula          no formula and not composite (or an in-place foreach op whose per-tensor
+                      op has none to derive from): upstream records its NotImplemented node
   out                 an out= overload: upstream's autograd refuses out= arguments that
                       require grad, so there is no gradient to grade
 A differentiable overload with a formula also lists its Tensor arguments the formula does not
@@ -89,6 +90,9 @@ def classify() -> dict[str, dict]:
         elif f.has_composite_implicit_autograd_kernel:
             cls, why = "differentiable", "CompositeImplicitAutograd (through its pieces)"
         elif str(f.func.name) in refused:
+            cls, why = "no_formula", "no formula: upstream records its NotImplemented node"
+        elif str(name).startswith("_foreach_") and f.func.kind() == SchemaKind.inplace:
+            # tools/gen_ops.py's foreach_derivatives: no per-tensor formula to derive from.
             cls, why = "no_formula", "no formula: upstream records its NotImplemented node"
         else:
             cls, why = "non_differentiable", "no formula, and upstream's autograd records none"
