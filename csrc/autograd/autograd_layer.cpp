@@ -446,8 +446,18 @@ const Formula* formula_of(int op_index) {
       TN_CHECK_KIND(i >= 0, Internal, "a derivative names an unknown op: ", key);
       t[static_cast<size_t>(i)] = &f;
     }
-    // An in-place spelling without a formula of its own takes its functional op's
-    // (mul_.Tensor takes mul.Tensor's), resolved here once rather than per call.
+    // An in-place spelling without a formula of its own takes the functional op's that
+    // upstream's autograd matches to it by signature (tools/gen_ops.py's inplace_formulas:
+    // pow_.Scalar takes pow.Tensor_Scalar's, not pow.Scalar's), else the functional op of its
+    // name (mul_.Tensor takes mul.Tensor's); resolved here once rather than per call.
+    static const std::pair<const char*, const char*> matched[] = {
+#include "inplace_formulas.inc"
+    };
+    for (const auto& [inplace, functional] : matched) {
+      int i = find_op_key(inplace), j = find_op_key(functional);
+      if (i >= 0 && j >= 0 && !t[static_cast<size_t>(i)])
+        t[static_cast<size_t>(i)] = t[static_cast<size_t>(j)];
+    }
     for (size_t i = 0; i < ops.size(); ++i) {
       size_t len = std::strlen(ops[i].name);
       if (t[i] || len < 2 || ops[i].name[len - 1] != '_') continue;

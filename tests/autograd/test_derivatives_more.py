@@ -1,5 +1,6 @@
-"""The derivatives of pointwise_more.cpp, reductions.cpp and shape_more.cpp against upstream,
-each side in its own process, first and second order (issue 8, item 7).
+"""The derivatives of pointwise_more.cpp, reductions.cpp and shape_more.cpp (and digamma's and
+polygamma's of pointwise3.cpp) against upstream, each side in its own process, first and second
+order (issue 8, item 7).
 
 Acceptance: for each expression, the gradient of every input (float32) and the gradient of
 the sum of those gradients (create_graph=True: the formulas' door ops record, so double
@@ -58,6 +59,9 @@ run("expm1", lambda x, y: torch.expm1(x))
 run("log1p", lambda x, y: torch.log1p(x.abs()))
 run("log2", lambda x, y: torch.log2(x.abs() + 0.5))
 run("reciprocal", lambda x, y: torch.reciprocal(x + 3))
+run("digamma", lambda x, y: torch.digamma(x.abs() + 0.5) * y)
+run("polygamma", lambda x, y: torch.polygamma(2, x.abs() + 0.5) * y)
+run("polygamma_", lambda x, y: (x.abs() + 0.5).polygamma_(1) * y)
 run("clamp", lambda x, y: torch.clamp(x, -0.5, 0.7) * y)
 run("clamp_tensor", lambda x, y: torch.clamp(x, min=y - 1, max=y + 0.5))
 run("clamp_min", lambda x, y: torch.clamp_min(x, y))

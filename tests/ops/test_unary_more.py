@@ -1,6 +1,6 @@
 """acos, asin, atan, sinh, cosh, erfc, lgamma, digamma and frac (elementwise_unary2.cpp)
-and their derivatives (csrc/autograd/derivatives/pointwise3.cpp), bit for bit against upstream
-in a separate process.
+and their derivatives (csrc/autograd/derivatives/pointwise3.cpp; digamma's through polygamma's
+trigamma), bit for bit against upstream in a separate process.
 
 Upstream computes acos, asin, atan and erfc through MKL's vector math for float32/float64 and
 SLEEF for float16/bfloat16, lgamma through SLEEF for all, sinh and cosh with SLEEF on vectorised
@@ -14,7 +14,6 @@ type).
 from __future__ import annotations
 
 from tests.door import _both
-from tests.helpers import OURS, run_json
 
 PRELUDE = r'''
 import hashlib, json, torch
@@ -68,8 +67,6 @@ for name in OPS:
             y = fn(x)
             g, = torch.autograd.grad(y, x, torch.ones_like(y) * 0.7 + m.flip(0) * 0.1)
             return torch.cat([y.flatten(), g.flatten()])
-        if name == "digamma":  # its derivative needs polygamma (test_digamma_backward_refuses)
-            continue
         case(f"{k} backward", grad)
         def grad_rows():
             res = []
@@ -86,10 +83,9 @@ for name in OPS:
         fn(torch.arange(-3, 60), out=o)
         return o
     case(f"{name} int64 out=int64", int_out)
-    if name != "digamma":
-        case(f"{name} grad_fn", lambda: torch.tensor(
-            [ord(c) for c in fn(torch.ones(2, requires_grad=True)).grad_fn.name()],
-            dtype=torch.int32))
+    case(f"{name} grad_fn", lambda: torch.tensor(
+        [ord(c) for c in fn(torch.ones(2, requires_grad=True)).grad_fn.name()],
+        dtype=torch.int32))
 '''
 
 
@@ -99,21 +95,3 @@ def test_unary_more_agree_with_upstream():
     bad = [k for k in up if ours[k] != up[k]]
     assert not bad, f"{len(bad)} of {len(up)} differ: " + ", ".join(
         f"{k}: ours {ours[k]} upstream {up[k]}" for k in bad[:20])
-
-
-
-def test_digamma_backward_refuses_by_name():
-    """digamma's derivative (grad * polygamma(1, self)) waits for polygamma: ours refuses by
-    name where upstream computes it (its forward agrees above)."""
-    code = r"""
-import json, torch
-x = torch.tensor([0.5, 2.0, 3.5], requires_grad=True)
-try:
-    torch.digamma(x).sum().backward()
-    out = {"ok": x.grad.tolist()}
-except NotImplementedError as e:
-    out = {"raises": str(e)}
-print(json.dumps(out))
-"""
-    ours = run_json(OURS, code)
-    assert "aten::digamma" in ours.get("raises", ""), ours

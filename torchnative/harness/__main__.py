@@ -5,8 +5,9 @@ Steps: ask our _C which ops it implements; survey every OpInfo entry's reach und
 ops nothing reaches (cached per entry under build/harness/, keyed by the wheel and the harness
 source); replay every case in our worker processes, isolating crashes; then the backward
 grading: upstream's gradients of up to --bwd-samples float32 and float64 samples per entry that
-supports autograd (draw_bwd.py, cached the same way), replayed by the same workers; judge; write
-docs/AGREEMENT.md (or --report PATH) and a JSON summary.
+supports autograd (draw_bwd.py, cached the same way), topped up with cases for each implemented
+overload upstream differentiates (differentiable.py) that those miss, replayed by the same
+workers; judge; write docs/AGREEMENT.md (or --report PATH) and a JSON summary.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def draw_backward(cache: Path, folder: Path, keys: list[str], max_samples: int,
     """Draws upstream's gradients of the forward draw's entries that lack them (cached beside
     it, keyed by the forward draw and the backward code); returns their folder."""
     target = cache / (f"bwd-{folder.name}-" + source_key(
-        "backward", str(max_samples), more=(HERE / "draw_bwd.py", HERE / "backward.py")))
+        "backward", str(max_samples), more=(HERE / "draw_bwd.py", HERE / "backward.py",
+                                            HERE / "differentiable.py")))
     target.mkdir(parents=True, exist_ok=True)
     missing = [k for k in keys if not entry_path(target, k).exists()]
     if missing:
@@ -117,6 +119,57 @@ def draw_backward(cache: Path, folder: Path, keys: list[str], max_samples: int,
         with ThreadPoolExecutor(jobs) as pool:
             list(pool.map(run, calls))
     return target
+
+
+def differentiability(cache: Path) -> Path:
+    """The file of differentiable.py's classes (aten overload -> its class under upstream's
+    autograd), run under upstream's interpreter; cached per wheel and classifier."""
+    target = cache / ("differentiable-" + source_key(
+        "differentiable", more=(HERE / "differentiable.py", ROOT / "tools" / "gen_ops.py"))
+        + ".json")
+    if not target.exists():
+        subprocess.run([str(UPSTREAM.python), "-I", str(HERE / "differentiable.py"),
+                        str(target)], cwd="/", check=True, env=worker_environ(1))
+    return target
+
+
+def draw_topups(cache: Path, folder: Path, bwd_folder: Path, keys: list[str], wanted: set,
+                reach: dict, classes_file: Path, jobs: int) -> list[str]:
+    """Backward cases for each wanted overload that no entry's own backward case reaches alone
+    with a gradient (a failure of a case that reaches many is charged to the overload its
+    message names, so it may grade none of the others): draw_bwd.py --topup draws them from
+    the forward cases of every entry that reaches it (cached as topup:aten.X in the backward
+    folder); returns the top-up keys."""
+    graded = set()  # overloads a case of which upstream computed gradients reaches alone
+    for k in keys:
+        for c in codec.load(entry_path(bwd_folder, k))["cases"]:
+            if c["upstream"]["ok"] and len(set(c["reached"])) == 1:
+                graded.update(c["reached"])
+    plan = []
+    for ov in sorted(wanted - graded):
+        entries = [k for k in keys if ov in reach.get(k, {}) or k == f"extra:{ov}"]
+        if entries:
+            plan.append((ov, entries))
+    missing = [(ov, e) for ov, e in plan if not entry_path(bwd_folder, f"topup:{ov}").exists()]
+    if missing:
+        print(f"drawing the gradients of {len(missing)} overloads no entry's backward case "
+              "reaches, under upstream ...", flush=True)
+        missing.sort(key=lambda x: x[1])
+        calls = []
+        for n in range(jobs):
+            list_file = bwd_folder / f"topup-{n}.txt"
+            list_file.write_text("\n".join(f"{ov} {','.join(e)}" for ov, e in missing[n::jobs]))
+            calls.append([str(HERE / "draw_bwd.py"), str(folder), str(bwd_folder), "--keys",
+                          str(list_file), "--topup", str(classes_file)])
+
+        def run(a):
+            with open(cache / "draw.log", "a") as f:
+                subprocess.run([str(UPSTREAM.python), "-I", *a], cwd="/", check=True, stdout=f,
+                               stderr=f, env=worker_environ(1))
+
+        with ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(run, [c for c in calls if Path(c[4]).read_text()]))
+    return [f"topup:{ov}" for ov, _ in plan]
 
 
 def entry_path(folder: Path, key: str) -> Path:
@@ -310,9 +363,15 @@ def main(argv: list[str]) -> int:
                        subset=bool(args.only), inject=args.inject)
     if args.bwd_samples > 0:
         bwd_folder = draw_backward(args.cache, folder, all_keys, args.bwd_samples, args.jobs)
-        replay_all(bwd_folder, all_keys, run_dir / "backward", args.inject, args.jobs, "BWD")
-        summary["backward"] = evaluate_backward(bwd_folder, run_dir / "backward", all_keys,
-                                                implemented)
+        classes_file = differentiability(args.cache)
+        classes = json.loads(classes_file.read_text())
+        wanted = {o for o in implemented if classes.get(o, {}).get("class") == "differentiable"}
+        topups = draw_topups(args.cache, folder, bwd_folder, all_keys, wanted, reach,
+                             classes_file, args.jobs)
+        bwd_keys = all_keys + topups
+        replay_all(bwd_folder, bwd_keys, run_dir / "backward", args.inject, args.jobs, "BWD")
+        summary["backward"] = evaluate_backward(bwd_folder, run_dir / "backward", bwd_keys,
+                                                implemented, classes, subset=bool(args.only))
         summary["backward_folder"] = str(bwd_folder)
     summary["draw_folder"] = str(folder)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
@@ -332,6 +391,12 @@ def main(argv: list[str]) -> int:
         print("backward: overloads by grade: " + ", ".join(
             f"{g} {n}" for g, n in b["overload_grades"].items()) + f"; cases by grade: "
             f"{b['case_grades']}")
+        if "coverage" in b:
+            c = b["coverage"]
+            print(f"backward coverage: {c['differentiable']} implemented differentiable "
+                  f"overloads, graded {c['graded']} ({c['grades']}), without a case "
+                  f"{len(c['uncovered'])}, refusing {len(c['refusing'])}; not differentiable "
+                  f"{len(c['not_differentiable'])}")
     return 0
 
 

@@ -16,16 +16,30 @@ import torch
 from torchnative.harness import codec
 
 
-def leaves_of(tensors: list) -> tuple[list, list]:
-    """(the tensors a call is given, the leaves that require grad): each floating tensor is
-    replaced by a detached leaf over the same storage, in the same geometry."""
+def leaves_of(tensors: list, clone: bool = False, frozen=()) -> tuple[list, list]:
+    """(the tensors a call is given, the leaves that require grad): each floating tensor (but
+    those at the positions `frozen` names) is
+    replaced by a detached leaf over the same storage, in the same geometry; where `clone`
+    (a call that mutates its inputs, which autograd refuses on a leaf), the call is given each
+    leaf's clone instead, a non-leaf whose gradient reaches the leaf through CloneBackward."""
     given, leaves = [], []
-    for t in tensors:
-        if t.is_floating_point():
+    for i, t in enumerate(tensors):
+        if t.is_floating_point() and i not in frozen:
             t = t.detach().requires_grad_(True)
             leaves.append(t)
+            if clone:
+                t = t.clone()
         given.append(t)
     return given, leaves
+
+
+def mutates(case: dict) -> bool:
+    """Whether a recorded call writes into its inputs: an in-place spelling, or an in-place
+    aten overload among those it reaches (aten.add_.Tensor); such calls run on clones."""
+    s = case["spelling"]
+    return (s in ("inplace", "inplace_operator") or s.endswith(":inplace")
+            or any(o.split(".")[1].endswith("_") for o in case["reached"]
+                   if o.startswith("aten.") and not o.split(".")[1].startswith("__")))
 
 
 def tensor_outputs(result) -> list:
@@ -50,19 +64,26 @@ def draw_cotangents(case_id: str, outputs: list, which: list[int]) -> list:
 
 
 def run_backward(fn, state: dict, args_tree, kwargs_tree, seed: int, cotangents=None,
-                 which: list[int] | None = None, case_id: str = "") -> dict:
+                 which: list[int] | None = None, case_id: str = "", clone: bool = False,
+                 frozen=()) -> dict:
     """The outcome of the gradients of fn's call (or of its exception, forward or backward),
     with "differentiable" (which outputs required grad) and, where they were drawn here,
     "cotangents" (an encoded state and its tree). Given `which` and `cotangents`, those are
-    used: a differentiable output set other than the recorded one is reported, not run."""
+    used: a differentiable output set other than the recorded one is reported, not run. With
+    `clone`, the call is given clones of the leaves (leaves_of), and where it returns no tensor
+    those clones, as it left them, are its outputs. The tensors at the positions `frozen`
+    names stay as they are (arguments upstream's formula does not differentiate)."""
     tensors = codec.rebuild(state)
-    given, leaves = leaves_of(tensors)
+    given, leaves = leaves_of(tensors, clone, frozen)
     args, kwargs = codec.decode(args_tree, given), codec.decode(kwargs_tree, given)
     torch.manual_seed(seed)
     try:
         outputs = tensor_outputs(fn(*args, **kwargs))
     except Exception as e:  # noqa: BLE001 - every exception type is a recorded outcome
         return codec.outcome(None, leaves, e)
+    if clone and not outputs:
+        # An in-place call that returns nothing (_foreach_add_): what it wrote is its result.
+        outputs = [t for t in given if t.is_floating_point()]
     found = differentiable(outputs)
     drawn = None
     if which is None:

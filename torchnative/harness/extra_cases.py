@@ -225,11 +225,51 @@ def written(dtype):
         "aten.nll_loss2d_forward.default": ((gn_x[:, :3], gn_t, gn_b[0, :3].abs(), 2, 1), {}),
         "aten.nll_loss2d_backward.default": (
             (torch.tensor(0.5), gn_x[:, :3], gn_t, None, 1, -100, torch.tensor(8.0)), {}),
+        # Overloads upstream differentiates whose schema-drawn case upstream refuses, so no
+        # backward case reached them (float32, on their own generator).
+        **backward_written(),
         # Layer norm's backward kernel (autograd's formula calls it): 3 rows of 5, mean/rstd
         # from a real forward, in the draw's dtype where floating (float32 otherwise).
         **_layer_norm_backward_case(dtype),
         **rnn_written(),
     }}
+
+
+def backward_written():
+    """Valid arguments for differentiable overloads the schema's rules give invalid ones (a
+    3x4 where an image or a batch of sequences is needed, a float index): adaptive pooling, the
+    padding ops, padded convolutions, nll_loss, scatter's Scalar value, embedding's backward
+    kernel, the foreach matrix product and CPU flash attention."""
+    g = torch.Generator().manual_seed(10)
+
+    def r(*shape):
+        return torch.randn(*shape, generator=g)
+
+    img, seq, vol = r(1, 2, 5, 5), r(2, 3, 4), r(1, 1, 2, 3, 4)
+    small, q = r(1, 2, 3, 4), r(1, 2, 3, 4)
+    index = torch.tensor([[0], [3], [1]])
+    return {
+        "aten._adaptive_avg_pool2d.default": ((img, [3, 2]), {}),
+        "aten._adaptive_avg_pool2d_backward.default": ((r(1, 2, 3, 2), img), {}),
+        "aten.embedding_dense_backward.default": (
+            (r(3, 4), torch.tensor([0, 2, 4]), 6, -1, False), {}),
+        "aten.nll_loss.default": (
+            (torch.log_softmax(r(3, 4), 1), torch.tensor([0, 3, 1]), None, 1, -100), {}),
+        "aten.scatter.value": ((r(3, 4), 1, index, 2.0), {}),
+        "aten.scatter_.value": ((r(3, 4), 1, index, 2.0), {}),
+        "aten.reflection_pad1d.default": ((seq, [2, 1]), {}),
+        "aten.reflection_pad2d.default": ((small, [1, 1, 2, 0]), {}),
+        "aten.reflection_pad3d.default": ((vol, [1, 0, 0, 1, 1, 1]), {}),
+        "aten.replication_pad1d.default": ((seq, [3, 1]), {}),
+        "aten.replication_pad2d.default": ((small, [2, 1, 2, 0]), {}),
+        "aten.replication_pad3d.default": ((vol, [1, 1, 0, 1, 1, 1]), {}),
+        "aten._pad_enum.default": ((small, [1, 2, 1, 0], 0), {}),  # mode 0: reflect
+        "aten.conv1d.padding": ((r(1, 2, 7), r(3, 2, 3), r(3), [1], "same", [1], 1), {}),
+        "aten.conv2d.padding": ((img, r(3, 2, 3, 3), r(3), [1, 1], "valid", [1, 1], 1), {}),
+        "aten._foreach_mm.default": (([r(3, 4), r(2, 3)], [r(4, 2), r(3, 5)]), {}),
+        "aten._scaled_dot_product_flash_attention_for_cpu.default": ((q, r(1, 2, 3, 4),
+                                                                      r(1, 2, 3, 4)), {}),
+    }
 
 
 def _layer_norm_backward_case(dtype):

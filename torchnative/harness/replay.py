@@ -257,7 +257,8 @@ def run_backward_case(case: dict) -> dict:
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "exc": type(e).__name__, "msg": str(e)[:300], "harness": True}
     out = backward.run_backward(fn, case["state"], case["args"], case["kwargs"], case["seed"],
-                                cot, which, case_id=case["id"])
+                                cot, which, case_id=case["id"], clone=case.get("clone", False),
+                                frozen=set(case.get("frozen", ())))
     out.pop("cotangents", None)
     return out
 

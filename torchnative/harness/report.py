@@ -220,27 +220,34 @@ def backward_allowances(record: dict) -> dict[str, float]:
     return {"float32": f32, "float64": max(ulps * judge.EPS["float64"], judge.floor_of("float64"))}
 
 
-def evaluate_backward(folder: Path, run_dir: Path, keys: list[str],
-                      implemented: list[str]) -> dict:
+def evaluate_backward(folder: Path, run_dir: Path, keys: list[str], implemented: list[str],
+                      classes: dict[str, dict] | None = None, subset: bool = False) -> dict:
     """Backward grades: a verdict per case, and per aten overload the counts per grade and
-    its worst case (attributed as forward's are)."""
+    its worst case (attributed as forward's are); and the coverage of the implemented
+    overloads upstream's autograd differentiates (`classes`: differentiable.py's)."""
     rows = defaultdict(lambda: {"grades": Counter(), "worst": None})
     case_grades, objected, entries = Counter(), Counter(), 0
-    for key in keys:
-        record = codec.load(entry_path(folder, key))
+    records = {key: codec.load(entry_path(folder, key)) for key in keys}
+    allows = {key: backward_allowances(r) for key, r in records.items()
+              if not key.startswith("topup:")}
+    with_gradient = set()  # overloads reached by a case of which upstream computed gradients
+    for key, record in records.items():
         if record.get("no_autograd"):
             continue
         entries += 1
         raw = codec.read_records(entry_path(run_dir, key).with_suffix(".results"))
         results = {r["index"]: r["ours"] for r in raw}
-        allow = backward_allowances(record)
         for i, case in enumerate(record["cases"]):
+            # A top-up case takes the allowance of the entry its forward case came from.
+            allow = allows.get(case.get("entry", key)) or backward_allowances(record)
             ours = results.get(i, {"ok": False, "crash": "no result was recorded",
                                    "exc": "crash", "msg": ""})
             verdict = judge.judge_backward(backward_context(case, ours, allow))
             case_grades[verdict.grade] += 1
             if verdict.comparator:
                 objected[verdict.comparator] += 1
+            if case["upstream"]["ok"]:
+                with_gradient.update(case["reached"])
             for ov in attributed(case, verdict):
                 row = rows[ov]
                 row["grades"][verdict.grade] += 1
@@ -256,10 +263,85 @@ def evaluate_backward(folder: Path, run_dir: Path, keys: list[str],
                  for ov, row in rows.items()}
     grades = Counter(r["grade"] for r in overloads.values() if r["implemented"])
     order = [g for g in reversed(judge.GRADES) if g != "reaches"]
-    return {"entries": entries, "cases": sum(case_grades.values()),
-            "case_grades": {g: case_grades.get(g, 0) for g in order},
-            "overload_grades": {g: grades.get(g, 0) for g in order},
-            "objected": dict(objected), "overloads": overloads}
+    out = {"entries": entries, "cases": sum(case_grades.values()),
+           "case_grades": {g: case_grades.get(g, 0) for g in order},
+           "overload_grades": {g: grades.get(g, 0) for g in order},
+           "objected": dict(objected), "overloads": overloads}
+    if classes is not None:
+        out["coverage"] = backward_coverage(implemented, classes, overloads, with_gradient,
+                                            records, order, subset)
+    return out
+
+
+def observed_class(cls: dict, top: dict | None) -> tuple[str, str] | None:
+    """Where upstream's own runs overrule torchgen's class of a differentiable overload that no
+    case graded: a CompositeImplicitAutograd overload (its class a guess from its Tensor
+    output) whose every tried case had no differentiable output is non-differentiable; one whose
+    every tried case upstream's backward refused as "not implemented" has no upstream formula."""
+    tried = (top or {}).get("tried", [])
+    if not tried or (top or {}).get("skipped"):
+        return None
+    if cls["formula"] is None and all(t.endswith("(no differentiable output)") for t in tried):
+        return ("non_differentiable", "CompositeImplicitAutograd, and no differentiable output "
+                "upstream in the cases tried (observed)")
+    if all("is not implemented" in t for t in tried):
+        return ("no_formula", "upstream's backward raises 'not implemented' in every case tried "
+                "(observed)")
+    return None
+
+
+def backward_coverage(implemented: list[str], classes: dict, overloads: dict,
+                      with_gradient: set, records: dict, order: list[str],
+                      subset: bool) -> dict:
+    """The implemented aten overloads by their class under upstream's autograd; the
+    differentiable ones by their worst backward grade over cases of which upstream computed a
+    gradient, and those without such a case, each with why (AGREEMENT_RULES.md, "Backward
+    coverage")."""
+    by_class = defaultdict(list)
+    for ov in sorted(implemented):
+        if ov.startswith("aten."):
+            by_class[classes.get(ov, {}).get("class", "unknown")].append(ov)
+    graded, uncovered, observed = {}, {}, {}
+    for ov in by_class["differentiable"]:
+        if ov in with_gradient and ov in overloads:
+            graded[ov] = overloads[ov]["grade"]
+            continue
+        top = records.get(f"topup:{ov}")
+        if subset and top is None and ov not in with_gradient:
+            continue  # no entry of the subset reaches it: outside the subset's count
+        seen = observed_class(classes[ov], top)
+        if seen is not None:
+            observed[ov] = seen
+            continue
+        if ov in with_gradient:
+            why = "its backward cases failed in another overload they name"
+        elif top is None:
+            why = "no float32 or float64 forward case reaches it"
+        elif top["skipped"] and not top["tried"]:
+            why = "; ".join(top["skipped"][:2])
+        elif top["tried"] or top["skipped"]:
+            tried = top["tried"] + top["skipped"]
+            why = (f"{len(tried)} forward case(s) tried, none with a gradient upstream: "
+                   + "; ".join(tried[:2]))
+        else:
+            why = "no forward case reaches it that upstream runs without raising"
+        uncovered[ov] = why
+    for ov, (cls, why) in observed.items():
+        by_class["differentiable"].remove(ov)
+        by_class[cls].append(ov)
+        classes = {**classes, ov: {**classes[ov], "class": cls, "why": why}}
+    counts = Counter(graded.values())
+    refusing = {ov: overloads[ov]["example"]["reason"] for ov, g in graded.items()
+                if g == "refuses"}
+    n = len(graded) + len(uncovered) if subset else len(by_class["differentiable"])
+    return {"differentiable": n, "graded": len(graded),
+            "grades": {g: counts.get(g, 0) for g in order}, "uncovered": uncovered,
+            "refusing": refusing, "subset": subset,
+            "classes": {c: len(v) for c, v in sorted(by_class.items())},
+            "not_differentiable": {ov: classes[ov]["why"] for c in ("non_differentiable",
+                                                                     "no_formula")
+                                   for ov in by_class[c]},
+            "no_formula": by_class["no_formula"], "unknown": by_class["unknown"]}
 
 
 def provenance() -> dict:
@@ -305,13 +387,51 @@ def _backward_cells(row: dict | None) -> str:
 def backward_summary(b: dict | None) -> list[str]:
     if b is None:
         return ["Backward: not graded (--bwd-samples 0).", ""]
-    og, cg = b["overload_grades"], b["case_grades"]
-    n = sum(og.values())
-    share = f" ({100 * og.get('agrees', 0) / n:.1f} % agree)" if n else ""
-    return [f"**Backward: implemented overloads reached by a backward case ({n}) by their worst "
-            "case:** " + ", ".join(f"{g} {og[g]}" for g in og) + share
-            + f". **Backward cases ({b['cases']}, {b['entries']} entries that support "
-            "autograd):** " + ", ".join(f"{g} {cg[g]}" for g in cg) + ".", ""]
+    cg = b["case_grades"]
+    cases = (f"**Backward cases ({b['cases']}, {b['entries']} entries and top-ups):** "
+             + ", ".join(f"{g} {cg[g]}" for g in cg) + ".")
+    cov = b.get("coverage")
+    if cov is None:
+        og = b["overload_grades"]
+        return [f"**Backward: implemented overloads reached by a backward case "
+                f"({sum(og.values())}) by their worst case:** "
+                + ", ".join(f"{g} {og[g]}" for g in og) + ". " + cases, ""]
+    n, gr = cov["differentiable"], cov["grades"]
+    share = f" ({100 * gr.get('agrees', 0) / n:.1f} % of {n} agree)" if n else ""
+    cls = cov["classes"]
+    return [f"**Backward: implemented differentiable overloads ({n})** (upstream's autograd "
+            "differentiates them; [AGREEMENT_RULES.md](AGREEMENT_RULES.md), Backward coverage)"
+            f"**, graded ({cov['graded']}) by their worst case:** "
+            + ", ".join(f"{g} {gr[g]}" for g in gr) + share
+            + f"; **without a backward case: {len(cov['uncovered'])}**. Implemented overloads "
+            f"upstream does not differentiate: {cls.get('non_differentiable', 0)} "
+            f"non-differentiable, {cls.get('no_formula', 0)} with no upstream formula "
+            f"(listed under *Backward coverage*); out= overloads: {cls.get('out', 0)}. "
+            + cases, ""]
+
+
+def backward_coverage_section(cov: dict | None) -> list[str]:
+    """The lists behind the backward headline: uncovered, refusing, not differentiable."""
+    if cov is None:
+        return []
+    out = ["", "## Backward coverage", "",
+           f"Implemented differentiable overloads without a backward case "
+           f"({len(cov['uncovered'])}; goal: none):", ""]
+    out += [f"- `{ov}`: " + _cell(why) for ov, why in sorted(cov["uncovered"].items())]
+    out += ["", f"Implemented differentiable overloads whose backward refuses "
+            f"({len(cov['refusing'])}), with the refusal:", ""]
+    out += [f"- `{ov}`: " + _cell(why) for ov, why in sorted(cov["refusing"].items())]
+    groups = defaultdict(list)
+    for ov, why in cov["not_differentiable"].items():
+        groups[why].append(ov)
+    out += ["", f"Implemented overloads upstream's autograd does not differentiate "
+            f"({len(cov['not_differentiable'])}), not graded backward, by why:", ""]
+    for why, ovs in sorted(groups.items()):
+        out.append(f"- {why} ({len(ovs)}): " + ", ".join(f"`{o}`" for o in sorted(ovs)))
+    if cov["unknown"]:
+        out += ["", "Implemented overloads native_functions.yaml does not name: "
+                + ", ".join(f"`{o}`" for o in cov["unknown"])]
+    return out
 
 
 def backward_section(b: dict | None, listed: set) -> list[str]:
@@ -388,6 +508,7 @@ def write_report(s: dict, path: Path) -> None:
                                                     reversed(judge.GRADES)) + f" | {why} | "
                      + _backward_cells(bwd.get(r["overload"])) + " |")
     lines += backward_section(s.get("backward"), {r["overload"] for r in s["overloads"]})
+    lines += backward_coverage_section((s.get("backward") or {}).get("coverage"))
     mc = s["meta"]["counts"]
     lines += ["", "## Meta against CPU", "",
               "Every case run again with its tensor arguments on meta, against our CPU run of it: "
@@ -449,6 +570,9 @@ def write_report(s: dict, path: Path) -> None:
     if s.get("backward"):
         compact["backward"] = {k: s["backward"][k] for k in ("entries", "cases", "case_grades",
                                                               "overload_grades")}
+        if "coverage" in s["backward"]:
+            compact["backward"]["coverage"] = {
+                k: v for k, v in s["backward"]["coverage"].items() if k != "not_differentiable"}
     compact["meta"] = {"counts": s["meta"]["counts"],
                        "mismatches": len(s["meta"]["mismatches"])}
     compact["dispatch"] = {"counts": s["dispatch"]["counts"],

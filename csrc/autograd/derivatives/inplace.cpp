@@ -1,7 +1,9 @@
 // Derivatives of the writes that overwrite a tensor (upstream's derivatives.yaml entries for
-// copy_, fill_ and zero_): the overwritten values get no gradient; copy_'s source gets the
-// gradient (the engine casts it to the source's dtype and sums a broadcast away). Written into a
-// view, they are what CopySlices runs for the view's elements (autograd/view_history.h).
+// copy_, fill_, zero_, the in-place comparisons eq_ ... ge_, random_, normal_, uniform_ and
+// bernoulli_.Tensor): the overwritten values get no gradient, nor does what decided them (a
+// comparison's other tensor, bernoulli_'s p); copy_'s source gets the gradient (the engine
+// casts it to the source's dtype and sums a broadcast away). Written into a view, they are
+// what CopySlices runs for the view's elements (autograd/view_history.h).
 #include "autograd/derivatives/helpers.h"
 
 namespace tn::autograd {
@@ -34,6 +36,15 @@ Grads fill_tensor_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// eq_.Tensor(self, other) and the like, bernoulli_.Tensor(self, p): both get zeros, the
+// second in its own shape and dtype (upstream's zeros_like(other)).
+Grads overwritten_by_tensor_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0)) out[0] = zeros_like(g[0]);
+  if (s.need(1)) out[1] = zeros(s.meta(1).sizes, s.meta(1).dtype, s.meta(1).device);
+  return out;
+}
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::copy_",
@@ -42,5 +53,39 @@ TN_REGISTER_DERIVATIVE("aten::fill_.Scalar", {"FillBackward2", {0}, {}, 0, overw
 TN_REGISTER_DERIVATIVE("aten::fill_.Tensor",
                        {"FillBackward3", {0, 1}, {}, 0, fill_tensor_backward});
 TN_REGISTER_DERIVATIVE("aten::zero_", {"ZeroBackward0", {0}, {}, 0, overwritten_backward});
+// The in-place comparisons (their out-of-place forms have no differentiable output).
+TN_REGISTER_DERIVATIVE("aten::eq_.Scalar",
+                       {"EqBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::eq_.Tensor",
+                       {"EqBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::ne_.Scalar",
+                       {"NeBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::ne_.Tensor",
+                       {"NeBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::lt_.Scalar",
+                       {"LtBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::lt_.Tensor",
+                       {"LtBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::le_.Scalar",
+                       {"LeBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::le_.Tensor",
+                       {"LeBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::gt_.Scalar",
+                       {"GtBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::gt_.Tensor",
+                       {"GtBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::ge_.Scalar",
+                       {"GeBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::ge_.Tensor",
+                       {"GeBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::random_.from",
+                       {"RandomBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::random_.to", {"RandomBackward1", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::random_", {"RandomBackward2", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::normal_", {"NormalBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::uniform_",
+                       {"UniformBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::bernoulli_.Tensor",
+                       {"BernoulliBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
 
 }  // namespace tn::autograd

@@ -1,6 +1,6 @@
-// Derivatives of acos, asin, atan, sinh, cosh, erfc, lgamma and frac (elementwise_unary2.cpp):
-// upstream's derivatives.yaml formulas, step for step in its order (conj is the identity on
-// real dtypes). digamma's own (grad * polygamma(1, self)) waits for polygamma: it refuses.
+// Derivatives of acos, asin, atan, sinh, cosh, erfc, lgamma, digamma, polygamma and frac
+// (elementwise_unary2.cpp): upstream's derivatives.yaml formulas, step for step in its order
+// (conj is the identity on real dtypes).
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
@@ -48,6 +48,22 @@ Grads erfc_backward(const Saved& s, const Grads& g) {
 Grads lgamma_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], op1("aten::digamma", s.tensor(0)))};
 }
+// polygamma(n, self) at order k: grad * polygamma(k + 1, self).
+Tensor polygamma_times(const Tensor& grad, int64_t order, const Tensor& self) {
+  return mul(grad, call_tensor("aten::polygamma", {Value::of_int(order + 1), V(self)}));
+}
+// digamma: grad * polygamma(1, self).
+Grads digamma_backward(const Saved& s, const Grads& g) {
+  return {polygamma_times(g[0], 0, s.tensor(0))};
+}
+// polygamma(n, self): grad * polygamma(n + 1, self).
+Grads polygamma_backward(const Saved& s, const Grads& g) {
+  return {polygamma_times(g[0], s.to_int(0), s.tensor(1))};
+}
+// polygamma_(self, n): the same, of the original self.
+Grads polygamma_inplace_backward(const Saved& s, const Grads& g) {
+  return {polygamma_times(g[0], s.to_int(1), s.tensor(0))};
+}
 // frac: grad.
 Grads frac_backward(const Saved&, const Grads& g) { return {g[0]}; }
 
@@ -60,6 +76,12 @@ TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backw
 TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
 TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
+TN_REGISTER_DERIVATIVE("aten::digamma",
+                       {"DigammaBackward0", {0}, {{0}}, 0, digamma_backward});
+TN_REGISTER_DERIVATIVE("aten::polygamma",
+                       {"PolygammaBackward0", {1}, {{1}}, 0, polygamma_backward});
+TN_REGISTER_DERIVATIVE("aten::polygamma_",
+                       {"PolygammaBackward1", {0}, {{0}}, 0, polygamma_inplace_backward});
 TN_REGISTER_DERIVATIVE("aten::frac", {"FracBackward0", {0}, {}, 0, frac_backward});
 
 }  // namespace tn::autograd

@@ -1,8 +1,9 @@
 // Derivatives of more shape and indexing ops (repeat, flip, roll, diagonal, tril/triu, unfold,
-// index_select, index.Tensor, index_put, masked_select, stack, unbind, squeeze, split_with_sizes,
-// baddbmm, native_dropout): upstream's derivatives.yaml formulas and FunctionsManual helpers,
-// written again with door ops. Where upstream adds into zeros with index_add or masked_scatter,
-// index_put with accumulate gives the same values here.
+// index_select, index.Tensor, index_put and _index_put_impl_, _reshape_alias, masked_select,
+// stack, unbind, squeeze, split_with_sizes, baddbmm, native_dropout): upstream's
+// derivatives.yaml formulas and FunctionsManual helpers, written again with door ops. Where
+// upstream adds into zeros with index_add or masked_scatter, index_put with accumulate gives
+// the same values here.
 #include <algorithm>
 
 #include "autograd/derivatives/helpers.h"
@@ -127,6 +128,10 @@ Grads index_put_backward(const Saved& s, const Grads& g) {
   if (s.need(1)) out[1] = call_tensor("aten::index.Tensor", {V(g[0]), s.arg(1)});
   return out;
 }
+// _reshape_alias(self, size, stride): self: grad.reshape(self.sizes()).
+Grads reshape_alias_backward(const Saved& s, const Grads& g) {
+  return {reshape(g[0], s.meta(0).sizes)};
+}
 // masked_select(self, mask): upstream's masked_select_backward, zeros of the broadcast shape
 // with the gradient scattered where mask holds (masked_scatter; here index_put by the mask).
 Grads masked_select_backward(const Saved& s, const Grads& g) {
@@ -194,6 +199,11 @@ TN_REGISTER_DERIVATIVE("aten::index_select",
 TN_REGISTER_DERIVATIVE("aten::index.Tensor", {"IndexBackward0", {0}, {{1}}, 0, index_backward});
 TN_REGISTER_DERIVATIVE("aten::index_put",
                        {"IndexPutBackward0", {0, 2}, {{1}}, 0, index_put_backward});
+// _index_put_impl_(self, indices, values, accumulate, unsafe): index_put's formula.
+TN_REGISTER_DERIVATIVE("aten::_index_put_impl_",
+                       {"IndexPutImplBackward0", {0, 2}, {{1}}, 0, index_put_backward});
+TN_REGISTER_DERIVATIVE("aten::_reshape_alias",
+                       {"ReshapeAliasBackward0", {0}, {}, 0, reshape_alias_backward});
 TN_REGISTER_DERIVATIVE("aten::masked_select",
                        {"MaskedSelectBackward0", {0}, {{1}}, 0, masked_select_backward});
 TN_REGISTER_DERIVATIVE("aten::stack", {"StackBackward0", {0}, {}, 0, stack_backward});
