@@ -67,6 +67,25 @@ bad = {
     "int input": lambda: torch.group_norm(x.long(), 3),
     "native size": lambda: torch.ops.aten.native_group_norm(x, None, None, 2, 6, 4, 3, 1e-5),
 }
+# native_layer_norm_backward asked for a parameter's gradient without the parameter; and the
+# gradients of a layer_norm whose weight or bias alone requires grad (the formula hands the
+# kernel the parameters whose gradients it asks for).
+torch.manual_seed(0)
+ln_x = torch.randn(3, 5)
+ln_w, ln_b = torch.randn(5), torch.randn(5)
+_, ln_m, ln_r = torch.ops.aten.native_layer_norm(ln_x, [5], ln_w, ln_b, 1e-5)
+for mask in ([True, True, True], [False, True, False], [False, False, True]):
+    for wb in ((ln_w, None), (None, ln_b), (None, None)):
+        bad[f"layer_norm_backward {mask} {[t is None for t in wb]}"] = (
+            lambda mask=mask, wb=wb: next(t for t in torch.ops.aten.native_layer_norm_backward(
+                ln_x, ln_x, [5], ln_m, ln_r, *wb, mask) if t is not None))
+for which in ("weight", "bias", "both"):
+    w = ln_w.clone().requires_grad_(which in ("weight", "both"))
+    b = ln_b.clone().requires_grad_(which in ("bias", "both"))
+    gs = torch.autograd.grad(F.layer_norm(ln_x, [5], w, b).sin().sum(),
+                             [t for t in (w, b) if t.requires_grad])
+    out[f"layer_norm grads {which}"] = [t.tolist() for t in gs]
+
 for name, fn in bad.items():
     try:
         out[name] = ["no error", str(fn().shape)]
@@ -204,7 +223,7 @@ def test_group_norm_agrees_within_upstreams_own_error():
                 assert worst(g, r) <= allowed, (name, i, worst(g, r), allowed)
 
 
-def test_group_norm_misuse_raises_upstreams_errors():
+def test_group_and_layer_norm_misuse_raises_upstreams_errors():
     ours, up = _both.both(PRELUDE, ERRORS)
     bad = [f"{n}: {ours[n]} != {up[n]}" for n in up if ours[n] != up[n]]
     assert not bad, "\n".join(bad)

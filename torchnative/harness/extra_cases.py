@@ -280,8 +280,11 @@ def _layer_norm_backward_case(dtype):
     w = torch.randn(5, generator=ln_gen, dtype=dt)
     _, mean, rstd = torch.ops.aten.native_layer_norm(x, [5], w, None, 1e-5)
     dy = torch.randn(3, 5, generator=ln_gen, dtype=dt)
+    b = torch.randn(5, generator=ln_gen, dtype=dt)
+    # Every gradient, so both parameters are given (asked for a parameter's gradient without
+    # the parameter, upstream raises: tests/autograd/test_norms.py).
     return {"aten.native_layer_norm_backward.default": (
-        (dy, x, [5], mean, rstd, w, None, [True, True, True]), {})}
+        (dy, x, [5], mean, rstd, w, b, [True, True, True]), {})}
 
 
 def rnn_written():

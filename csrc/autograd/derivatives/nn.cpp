@@ -37,10 +37,14 @@ Grads layer_norm_backward(const Saved& s, const Grads& g) {
   bool cpu = x->device().type == DeviceType::CPU && dy->device().type == DeviceType::CPU;
   if (!grad_mode_enabled() && cpu && (dt == ScalarType::Float || dt == ScalarType::Double) &&
       dy->dtype() == dt && (!w || (*w)->dtype() == dt)) {
-    // The parameters' gradients need only normalized_shape: the bias is not kept, and the
-    // weight only when the input's gradient is wanted (as upstream saves them).
+    // The weight is kept when the input's or its own gradient is wanted, the bias when its
+    // gradient is: the kernel allocates each parameter's gradient like the parameter.
+    auto kept = [](const Value& v) {
+      return v.tag == Value::Tag::Tensor && v.tensor ? v : Value{};
+    };
     std::vector<Value> r = call("aten::native_layer_norm_backward",
-                                {V(dy), V(x), s.arg(1), V(mean), V(rstd), wv, Value{},
+                                {V(dy), V(x), s.arg(1), V(mean), V(rstd), kept(wv),
+                                 kept(s.arg(3)),
                                  bool_list({s.need(0), s.need(1), s.need(2)})});
     Grads out(3);
     for (int i = 0; i < 3; ++i)
@@ -158,7 +162,8 @@ TN_REGISTER_DERIVATIVE("aten::_scaled_dot_product_flash_attention_for_cpu",
                        {"ScaledDotProductFlashAttentionForCpuBackward0", {0, 1, 2},
                         {{0}, {1}, {2}, {5}}, 0, flash_attention_backward, 0b10, {5}});
 TN_REGISTER_DERIVATIVE("aten::native_layer_norm",
-                       {"NativeLayerNormBackward0", {0, 2, 3}, {{0}, {2, 0}}, 0b110,
+                       {"NativeLayerNormBackward0", {0, 2, 3}, {{0}, {2, 0}, {2, 1}, {3, 2}},
+                        0b110,
                         layer_norm_backward, 0b110});
 TN_REGISTER_DERIVATIVE("aten::embedding",
                        {"EmbeddingBackward0", {0}, {{1}}, false, embedding_backward});

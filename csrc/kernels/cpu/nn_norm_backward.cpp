@@ -159,6 +159,9 @@ void layer_norm_backward_rule(Call& c) {
              dims_str((*p)->sizes()), " where normalized_shape is ", dims_str(ns));
   const std::vector<bool>& m = c.arg(7).bools;
   TN_CHECK(m.size() == 3, "native_layer_norm_backward: output_mask must have 3 values");
+  // Upstream allocates a parameter's gradient like the parameter: asked for one it was not
+  // given, it raises on the undefined tensor.
+  TN_CHECK((!m[1] || w) && (!m[2] || b), "tensor does not have a device");
   int64_t rows = 1, n = 1;
   for (int64_t i = 0; i < x->dim(); ++i) (i < axis ? rows : n) *= x->size(i);
   int64_t stats = c.tensor(3)->numel();
