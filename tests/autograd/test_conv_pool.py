@@ -110,6 +110,10 @@ def bn(train, affine=True, shape_c=3):
 case("batch_norm_train", bn(True), (4, 3, 5, 5), (3,), (3,))
 case("batch_norm_eval", bn(False), (4, 3, 5, 5), (3,), (3,))
 case("batch_norm_train_no_affine", bn(True, False), (3, 3, 4, 6))
+# 13 channels: a block of 8 (its AVX2 body when the image is a multiple of 4), one of 4 and one
+# alone (Note [Batch norm's channel sums]); images of 24 (whole vectors) and 12 (a vector tail)
+case("batch_norm_train_13c", bn(True, shape_c=13), (3, 13, 4, 6), (13,), (13,))
+case("batch_norm_train_13c_tail", bn(True, shape_c=13), (2, 13, 3, 4), (13,), (13,))
 case("batch_norm1d_train", bn(True, shape_c=5), (8, 5), (5,), (5,))
 case("batch_norm1d_eval", bn(False, shape_c=5), (8, 5), (5,), (5,))
 '''
