@@ -50,6 +50,7 @@ flat = p2.reshape(N, -1)
 mask = torch.empty_like(flat)
 wl, bl = r(10, 2048) * 0.02, r(10)
 logits = aten.addmm(bl, flat, wl.t())
+target = torch.zeros(N, dtype=torch.long)
 ops = {
   "conv1 fwd": lambda: aten.convolution(x, w1, b1, [1, 1], [1, 1], [1, 1], False, [0, 0], 1),
   "bn1 fwd": lambda: aten.native_batch_norm(c1, gam1, bet1, rm1, rv1, True, 0.1, 1e-5),
@@ -61,7 +62,7 @@ ops = {
   "pool2 fwd": lambda: aten.max_pool2d_with_indices(a2, [2, 2], [2, 2], [0, 0], [1, 1], False),
   "dropout": lambda: torch.nn.functional.dropout(flat, 0.25, True),
   "linear": lambda: aten.addmm(bl, flat, wl.t()),
-  "cross_entropy": lambda: torch.nn.functional.cross_entropy(logits, torch.zeros(N, dtype=torch.long)),
+  "cross_entropy": lambda: torch.nn.functional.cross_entropy(logits, target),
   "pool2 bwd": lambda: aten.max_pool2d_with_indices_backward(gp2, a2, [2, 2], [2, 2], [0, 0],
                                                             [1, 1], False, i2),
   "relu2 bwd": lambda: aten.threshold_backward(ga2, a2, 0),

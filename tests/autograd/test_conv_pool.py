@@ -70,6 +70,11 @@ case("conv2d_groups", lambda x, w, b: F.conv2d(x, w, b, groups=2, padding=1),
 case("conv2d_depthwise", lambda x, w: F.conv2d(x, w, groups=4, padding=1),
      (2, 4, 7, 7), (8, 1, 3, 3))
 case("conv2d_1x1", lambda x, w, b: F.conv2d(x, w, b), (2, 5, 4, 4), (3, 5, 1, 1), (3,))
+# wide rows and 7 output channels: the direct float32 kernels' whole vectors, tails and a
+# partial block of output channels (Note [Direct float32 convolution])
+case("conv2d_wide", lambda x, w, b: F.conv2d(x, w, b, padding=1), (2, 3, 5, 37), (7, 3, 3, 3),
+     (7,))
+case("conv2d_wide_k2", lambda x, w: F.conv2d(x, w, padding=(0, 1)), (2, 2, 4, 21), (5, 2, 2, 2))
 case("conv2d_same", lambda x, w: F.conv2d(x, w, padding="same", dilation=2),
      (1, 2, 8, 8), (3, 2, 3, 3))
 case("conv2d_same_even", lambda x, w, b: F.conv2d(x, w, b, padding="same"),

@@ -5,7 +5,9 @@
 // beta = 1, the weight gradient summed over the batch in order through beta = 1. Upstream's
 // CPU float32 convolution takes oneDNN for most shapes, so float32 results agree within
 // upstream's own error rather than bit for bit (tests/autograd/test_conv_pool.py states the
-// rule). The rules (checks, output shapes, upstream's messages) serve every back end.
+// rule). Ungrouped stride-1 undilated 2-d float32 convolutions take direct AVX2 kernels instead
+// (Note [Direct float32 convolution]). The rules (checks, output shapes, upstream's messages)
+// serve every back end.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -313,10 +315,233 @@ bool is_pointwise(const Geom& g) {
   return true;
 }
 
+// Note [Direct float32 convolution]: an ungrouped, stride-1, undilated 2-d float32 convolution
+// runs without im2col: the input is copied once into a zero-padded buffer, and each output row
+// of a block of kBlockOut output channels is kept in registers (kBlockOut x 16 outputs, two
+// AVX2 vectors along the width) while every (input channel, kernel row, kernel column) adds a
+// shifted input row times a broadcast weight. No column buffer, no GEMM packing, no bias pass;
+// the loads feed 12 fused multiply-adds per 8. The input gradient of such a convolution is the
+// same kernel over the zero-padded output gradient with the weight transposed and flipped
+// (padding k - 1 - p). float32 only: each output sums its products in another order than
+// slow_conv2d's, within upstream's own error as its oneDNN kernels are
+// (tests/autograd/test_conv_pool.py); float64 keeps slow_conv2d's order, bit for bit.
+constexpr int kBlockOut = 6;
+
+// One direct convolution's geometry: the padded input (cin, hp, wp) and the output (cout, ho,
+// wo) of a (kh, kw) kernel, per sample.
+struct Direct {
+  int64_t n, cin, cout, hp, wp, kh, kw, ho, wo;
+};
+
+// Output channels [co0, co0 + valid) of one sample's output row: xr is the padded input at that
+// row (channel 0), wb the block's packed weights (cin, kh, kw, kBlockOut), bias kBlockOut values
+// (or null), y the output at (co0, row).
+TN_CONV_AVX2 void direct_row(const Direct& d, const float* xr, const float* wb, const float* bias,
+                             float* y, int valid) {
+  const int64_t plane = d.hp * d.wp, yplane = d.ho * d.wo;
+  for (int64_t ow = 0; ow < d.wo; ow += 16) {
+    __m256 acc[kBlockOut][2];
+#pragma GCC unroll 6
+    for (int c = 0; c < kBlockOut; ++c)
+      acc[c][0] = acc[c][1] = bias ? _mm256_set1_ps(bias[c]) : _mm256_setzero_ps();
+    for (int64_t ci = 0; ci < d.cin; ++ci)
+      for (int64_t i = 0; i < d.kh; ++i) {
+        const float* r = xr + ci * plane + i * d.wp + ow;
+        const float* wr = wb + (ci * d.kh + i) * d.kw * kBlockOut;
+        for (int64_t j = 0; j < d.kw; ++j, wr += kBlockOut) {
+          const __m256 a0 = _mm256_loadu_ps(r + j), a1 = _mm256_loadu_ps(r + j + 8);
+#pragma GCC unroll 6
+          for (int c = 0; c < kBlockOut; ++c) {
+            const __m256 b = _mm256_broadcast_ss(wr + c);
+            acc[c][0] = _mm256_fmadd_ps(a0, b, acc[c][0]);
+            acc[c][1] = _mm256_fmadd_ps(a1, b, acc[c][1]);
+          }
+        }
+      }
+    const int64_t rem = d.wo - ow;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(
+                                              rem, 16))), lane);
+    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(
+                                              rem, 16)) - 8), lane);
+#pragma GCC unroll 6
+    for (int c = 0; c < kBlockOut; ++c) {  // constant indices keep acc in registers
+      if (c >= valid) break;
+      float* yc = y + c * yplane + ow;
+      if (rem >= 16) {
+        _mm256_storeu_ps(yc, acc[c][0]);
+        _mm256_storeu_ps(yc + 8, acc[c][1]);
+      } else {
+        _mm256_maskstore_ps(yc, m0, acc[c][0]);
+        _mm256_maskstore_ps(yc + 8, m1, acc[c][1]);
+      }
+    }
+  }
+}
+
+// y (n, cout, ho, wo) = the direct convolution of xp (n, cin, hp, wp, padded, with 16 floats of
+// slack after it for the last row's loads) by the packed weights wpk (ceil(cout / kBlockOut),
+// cin, kh, kw, kBlockOut), plus bias (cout, or null).
+void direct_conv(const Direct& d, const float* xp, const float* wpk, const float* bias,
+                 float* y) {
+  const int64_t blocks = (d.cout + kBlockOut - 1) / kBlockOut;
+  const int64_t wblock = d.cin * d.kh * d.kw * kBlockOut;
+  parallel_for(0, d.n * blocks, 1, [&](int64_t t0, int64_t t1) {
+    float bb[kBlockOut];
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / blocks, cb = t % blocks, co0 = cb * kBlockOut;
+      const int valid = static_cast<int>(std::min<int64_t>(kBlockOut, d.cout - co0));
+      for (int c = 0; c < kBlockOut; ++c) bb[c] = bias && c < valid ? bias[co0 + c] : 0.0f;
+      const float* xn = xp + n * d.cin * d.hp * d.wp;
+      float* yn = y + (n * d.cout + co0) * d.ho * d.wo;
+      for (int64_t oh = 0; oh < d.ho; ++oh)
+        direct_row(d, xn + oh * d.wp, wpk + cb * wblock, bias ? bb : nullptr, yn + oh * d.wo,
+                   valid);
+    }
+  });
+}
+
+// x (n, c, h, w) copied into a zeroed (n, c, h + 2 ph, w + 2 pw) buffer, plus 16 floats of slack.
+std::vector<float> pad_planes(const float* x, int64_t n, int64_t c, int64_t h, int64_t w,
+                              int64_t ph, int64_t pw) {
+  const int64_t hp = h + 2 * ph, wp = w + 2 * pw;
+  std::vector<float> out(static_cast<size_t>(n * c * hp * wp + 16), 0.0f);
+  parallel_for(0, n * c, std::max<int64_t>(1, kGrainSize / (hp * wp)), [&](int64_t p0,
+                                                                            int64_t p1) {
+    for (int64_t pl = p0; pl < p1; ++pl)
+      for (int64_t i = 0; i < h; ++i)
+        std::memcpy(out.data() + pl * hp * wp + (i + ph) * wp + pw, x + (pl * h + i) * w,
+                    sizeof(float) * w);
+  });
+  return out;
+}
+
+// The weights packed for direct_conv from a (cout, cin, kh, kw) read through at(co, ci, i, j).
+template <typename At>
+std::vector<float> pack_weights(int64_t cout, int64_t cin, int64_t kh, int64_t kw, At at) {
+  const int64_t blocks = (cout + kBlockOut - 1) / kBlockOut;
+  std::vector<float> out(static_cast<size_t>(blocks * cin * kh * kw * kBlockOut), 0.0f);
+  for (int64_t co = 0; co < cout; ++co)
+    for (int64_t ci = 0; ci < cin; ++ci)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          out[(((co / kBlockOut * cin + ci) * kh + i) * kw + j) * kBlockOut + co % kBlockOut] =
+              at(co, ci, i, j);
+  return out;
+}
+
+// direct_weight_taps's products of the 8 columns at ow: g[c] is channel c's output gradient
+// row (channels past the block's valid ones read channel 0's and are never stored), r the input
+// row; masked: only the lanes of `tail` read the output gradient.
+TN_CONV_AVX2 __attribute__((always_inline)) inline void weight_step(
+    __m256 (&acc)[4][3], const float* const* g, const float* r, int64_t ow, bool masked,
+    __m256i tail) {
+  const __m256 a0 = _mm256_loadu_ps(r + ow), a1 = _mm256_loadu_ps(r + ow + 1);
+  const __m256 a2 = _mm256_loadu_ps(r + ow + 2);
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    const __m256 gv = masked ? _mm256_maskload_ps(g[c] + ow, tail) : _mm256_loadu_ps(g[c] + ow);
+    acc[c][0] = _mm256_fmadd_ps(gv, a0, acc[c][0]);
+    acc[c][1] = _mm256_fmadd_ps(gv, a1, acc[c][1]);
+    acc[c][2] = _mm256_fmadd_ps(gv, a2, acc[c][2]);
+  }
+}
+
+// dw[co0 + c, ci, i, j] for c < valid, j < kw (kw <= 3) of one (output block, input channel,
+// kernel row): the sum over samples, rows and columns of go[n, co, oh, ow] *
+// xp[n, ci, oh + i, ow + j], eight columns at a time in the lanes of 4 x 3 accumulators (the
+// output gradient's loads masked past the row's end, so the padding's lanes add nothing), the
+// lanes summed at the end.
+TN_CONV_AVX2 void direct_weight_taps(const Direct& d, const float* go, const float* xp,
+                                     int64_t co0, int valid, int64_t ci, int64_t i, float* dw) {
+  __m256 acc[4][3];
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) acc[c][0] = acc[c][1] = acc[c][2] = _mm256_setzero_ps();
+  const int64_t yplane = d.ho * d.wo, plane = d.hp * d.wp, whole = d.wo - d.wo % 8;
+  const __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(d.wo % 8)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (int64_t n = 0; n < d.n; ++n)
+    for (int64_t oh = 0; oh < d.ho; ++oh) {
+      const float* g0 = go + (n * d.cout + co0) * yplane + oh * d.wo;
+      const float* g[4] = {g0, valid > 1 ? g0 + yplane : g0, valid > 2 ? g0 + 2 * yplane : g0,
+                           valid > 3 ? g0 + 3 * yplane : g0};
+      const float* r = xp + (n * d.cin + ci) * plane + (oh + i) * d.wp;
+      for (int64_t ow = 0; ow < whole; ow += 8) weight_step(acc, g, r, ow, false, tail);
+      if (whole < d.wo) weight_step(acc, g, r, whole, true, tail);
+    }
+  alignas(32) float lanes[8];
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c)  // constant indices keep acc in registers
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; ++j) {
+      if (c >= valid || j >= d.kw) continue;
+      _mm256_store_ps(lanes, acc[c][j]);
+      float v = 0.0f;
+      for (float l : lanes) v += l;
+      dw[(((co0 + c) * d.cin + ci) * d.kh + i) * d.kw + j] = v;
+    }
+}
+
+// dw (cout, cin, kh, kw) of a direct-kernel convolution with kw <= 3: each (output block, input
+// channel) on one thread, so the bits do not depend on the thread count.
+void direct_weight_grad(const float* go, const float* x, float* dw, const Dims& in,
+                        const Dims& out, const Dims& ws, const ConvParams& p) {
+  Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
+           ws[2], ws[3], out[2], out[3]};
+  std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
+  const int64_t blocks = (d.cout + 3) / 4;
+  parallel_for(0, blocks * d.cin, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t cb = t / d.cin, ci = t % d.cin;
+      const int valid = static_cast<int>(std::min<int64_t>(4, d.cout - cb * 4));
+      for (int64_t i = 0; i < d.kh; ++i)
+        direct_weight_taps(d, go, xp.data(), cb * 4, valid, ci, i, dw);
+    }
+  });
+}
+
+// Whether a convolution takes the direct kernels (Note [Direct float32 convolution]).
+bool direct_applies(const ConvParams& p) {
+  static const bool avx2 = cpu::cpu_runs(cpu::Isa::Avx2);
+  return avx2 && p.dim == 2 && !p.transposed && p.groups == 1 && p.stride[0] == 1 &&
+         p.stride[1] == 1 && p.dilation[0] == 1 && p.dilation[1] == 1;
+}
+
+// y = conv(x, w) + b through the direct kernel (x (n, cin, h, w), w (cout, cin, kh, kw)).
+void direct_forward(const float* x, const float* w, const float* b, float* y, const Dims& in,
+                    const Dims& out, const Dims& ws, const ConvParams& p) {
+  Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
+           ws[2], ws[3], out[2], out[3]};
+  std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
+  std::vector<float> wpk = pack_weights(d.cout, d.cin, d.kh, d.kw, [&](int64_t co, int64_t ci,
+                                                                      int64_t i, int64_t j) {
+    return w[((co * d.cin + ci) * d.kh + i) * d.kw + j];
+  });
+  direct_conv(d, xp.data(), wpk.data(), b, y);
+}
+
+// dx = the input gradient through the direct kernel: go (n, cout, ho, wo) padded by k - 1 - p,
+// convolved with w transposed (cin, cout) and flipped.
+void direct_input_grad(const float* go, const float* w, float* dx, const Dims& in,
+                       const Dims& out, const Dims& ws, const ConvParams& p) {
+  const int64_t kh = ws[2], kw = ws[3], qh = kh - 1 - p.padding[0], qw = kw - 1 - p.padding[1];
+  Direct d{in[0], out[1], in[1], out[2] + 2 * qh, out[3] + 2 * qw, kh, kw, in[2], in[3]};
+  std::vector<float> gp = pad_planes(go, d.n, d.cin, out[2], out[3], qh, qw);
+  const int64_t wc = ws[1];
+  std::vector<float> wpk = pack_weights(d.cout, d.cin, kh, kw, [&](int64_t ci, int64_t co,
+                                                                  int64_t i, int64_t j) {
+    return w[((co * wc + ci) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
+  });
+  direct_conv(d, gp.data(), wpk.data(), nullptr, dx);
+}
+
 // y = conv(x, w) + b for one dtype; every buffer contiguous.
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const Dims& in, const Dims& out,
                   const Dims& wsizes, const ConvParams& p) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (direct_applies(p)) return direct_forward(x, w, b, y, in, out, wsizes, p);
+  }
   Sizes s = sizes_of(in, out, p);
   if (!p.transposed) {
     Geom g = make_geom(in, out, wsizes, p);
@@ -478,7 +703,12 @@ void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims
     Geom g = make_geom(in, out, wsizes, p);
     int64_t kk = s.gi * g.k_n;
     int64_t plane = kk * s.l_out;  // one (sample, group)'s columns
-    if (dx)  // per sample: cols = w_g^T . go_g, then summed back into its own image
+    bool direct_dx = false;
+    if constexpr (std::is_same_v<T, float>) {
+      direct_dx = dx && direct_applies(p) && p.padding[0] < wsizes[2] && p.padding[1] < wsizes[3];
+      if (direct_dx) direct_input_grad(go, w, dx, in, out, wsizes, p);
+    }
+    if (dx && !direct_dx)  // per sample: cols = w_g^T . go_g, then summed back into its own image
       parallel_for(0, s.n, 1, [&](int64_t n0, int64_t n1) {
         std::vector<T> cols(static_cast<size_t>(plane));
         for (int64_t n = n0; n < n1; ++n)
@@ -491,6 +721,8 @@ void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims
       });
     if (!dw) return;
     if constexpr (std::is_same_v<T, float>) {
+      if (direct_applies(p) && wsizes[3] <= 3)
+        return direct_weight_grad(go, x, dw, in, out, wsizes, p);
       if (p.groups == 1) return weight_grad_f32(go, x, dw, s, g, kk);
     }
     // dw_g += go_g . im2col(x_g)^T, sample after sample (the order of the sum over the batch is
