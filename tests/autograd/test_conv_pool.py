@@ -208,6 +208,25 @@ out["no_grad"] = [bn.requires_grad, bn.grad_fn is None]
     assert ours == up
 
 
+def test_max_pool2d_2x2_windows_match_upstream_exactly():
+    # Note [max_pool2d's 2 x 2 windows]: ties, NaN, infinities and signed zeros decide the value
+    # and the index as upstream's scan does, over rows of whole vectors, tails and odd widths.
+    ours, up = _both.both(PRELUDE, r'''
+g = torch.Generator().manual_seed(3)
+for dt in (torch.float32, torch.float64):
+    for shape in ((2, 3, 6, 40), (1, 2, 5, 37), (1, 1, 4, 16), (1, 1, 2, 7)):
+        x = torch.randint(-2, 3, shape, generator=g).to(dt)  # many ties
+        pick = torch.rand(shape, generator=g)
+        x[pick < 0.08] = float("nan")
+        x[(pick >= 0.08) & (pick < 0.12)] = float("inf")
+        x[(pick >= 0.12) & (pick < 0.2)] = float("-inf")
+        x[(pick >= 0.2) & (pick < 0.3)] = -0.0
+        y, i = F.max_pool2d(x, 2, return_indices=True)
+        out[f"{dt}{shape}"] = [enc(y), enc(i)]
+''')
+    assert ours == up
+
+
 def test_misuse_raises_as_upstream():
     ours, up = _both.both(PRELUDE, r'''
 def err(fn):
