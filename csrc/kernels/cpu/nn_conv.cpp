@@ -436,8 +436,10 @@ std::vector<float> pack_weights(int64_t cout, int64_t cin, int64_t kh, int64_t k
 TN_CONV_AVX2 __attribute__((always_inline)) inline void weight_step(
     __m256 (&acc)[4][3], const float* const* g, const float* r, int64_t ow, bool masked,
     __m256i tail) {
-  const __m256 a0 = _mm256_loadu_ps(r + ow), a1 = _mm256_loadu_ps(r + ow + 1);
-  const __m256 a2 = _mm256_loadu_ps(r + ow + 2);
+  // masked, the input's lanes are zeroed too: past the row they may hold an infinity
+  const __m256 a0 = masked ? _mm256_maskload_ps(r + ow, tail) : _mm256_loadu_ps(r + ow);
+  const __m256 a1 = masked ? _mm256_maskload_ps(r + ow + 1, tail) : _mm256_loadu_ps(r + ow + 1);
+  const __m256 a2 = masked ? _mm256_maskload_ps(r + ow + 2, tail) : _mm256_loadu_ps(r + ow + 2);
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
     const __m256 gv = masked ? _mm256_maskload_ps(g[c] + ow, tail) : _mm256_loadu_ps(g[c] + ow);
@@ -482,6 +484,49 @@ TN_CONV_AVX2 void direct_weight_taps(const Direct& d, const float* go, const flo
     }
 }
 
+// direct_weight_taps on AVX-512 for 8 output channels: 16 columns a step in the lanes of 8 x 3
+// accumulators (32 registers hold them without spilling, which 4 x 3 on AVX2's 16 do barely), the
+// row's tail through masked loads that zero both factors.
+#define TN_CONV_AVX512 __attribute__((target("avx512f,avx2,fma")))
+TN_CONV_AVX512 void direct_weight_taps512(const Direct& d, const float* go, const float* xp,
+                                          int64_t co0, int valid, int64_t ci, int64_t i,
+                                          float* dw) {
+  __m512 acc[8][3];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; ++c) acc[c][0] = acc[c][1] = acc[c][2] = _mm512_setzero_ps();
+  const int64_t yplane = d.ho * d.wo, plane = d.hp * d.wp;
+  for (int64_t n = 0; n < d.n; ++n)
+    for (int64_t oh = 0; oh < d.ho; ++oh) {
+      const float* g0 = go + (n * d.cout + co0) * yplane + oh * d.wo;
+      const float* r = xp + (n * d.cin + ci) * plane + (oh + i) * d.wp;
+      for (int64_t ow = 0; ow < d.wo; ow += 16) {
+        const __mmask16 m = d.wo - ow >= 16 ? __mmask16(0xffff)
+                                            : __mmask16((1u << (d.wo - ow)) - 1);
+        const __m512 a0 = _mm512_maskz_loadu_ps(m, r + ow);
+        const __m512 a1 = _mm512_maskz_loadu_ps(m, r + ow + 1);
+        const __m512 a2 = _mm512_maskz_loadu_ps(m, r + ow + 2);
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; ++c) {  // channels past `valid` read channel 0, never stored
+          const __m512 gv = _mm512_maskz_loadu_ps(m, g0 + (c < valid ? c : 0) * yplane + ow);
+          acc[c][0] = _mm512_fmadd_ps(gv, a0, acc[c][0]);
+          acc[c][1] = _mm512_fmadd_ps(gv, a1, acc[c][1]);
+          acc[c][2] = _mm512_fmadd_ps(gv, a2, acc[c][2]);
+        }
+      }
+    }
+  alignas(64) float lanes[16];
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; ++c)  // constant indices keep acc in registers
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; ++j) {
+      if (c >= valid || j >= d.kw) continue;
+      _mm512_store_ps(lanes, acc[c][j]);
+      float v = 0.0f;
+      for (float l : lanes) v += l;
+      dw[(((co0 + c) * d.cin + ci) * d.kh + i) * d.kw + j] = v;
+    }
+}
+
 // dw (cout, cin, kh, kw) of a direct-kernel convolution with kw <= 3: each (output block, input
 // channel) on one thread, so the bits do not depend on the thread count.
 void direct_weight_grad(const float* go, const float* x, float* dw, const Dims& in,
@@ -489,13 +534,18 @@ void direct_weight_grad(const float* go, const float* x, float* dw, const Dims& 
   Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
            ws[2], ws[3], out[2], out[3]};
   std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
-  const int64_t blocks = (d.cout + 3) / 4;
+  static const bool avx512 = cpu::cpu_runs(cpu::Isa::Avx512);
+  const int64_t width = avx512 ? 8 : 4, blocks = (d.cout + width - 1) / width;
   parallel_for(0, blocks * d.cin, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t cb = t / d.cin, ci = t % d.cin;
-      const int valid = static_cast<int>(std::min<int64_t>(4, d.cout - cb * 4));
-      for (int64_t i = 0; i < d.kh; ++i)
-        direct_weight_taps(d, go, xp.data(), cb * 4, valid, ci, i, dw);
+      const int valid = static_cast<int>(std::min<int64_t>(width, d.cout - cb * width));
+      for (int64_t i = 0; i < d.kh; ++i) {
+        if (avx512)
+          direct_weight_taps512(d, go, xp.data(), cb * width, valid, ci, i, dw);
+        else
+          direct_weight_taps(d, go, xp.data(), cb * width, valid, ci, i, dw);
+      }
     }
   });
 }
