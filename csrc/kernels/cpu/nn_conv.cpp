@@ -320,8 +320,9 @@ bool is_pointwise(const Geom& g) {
 // of a block of kBlockOut output channels is kept in registers (kBlockOut x 16 outputs, two
 // AVX2 vectors along the width) while every (input channel, kernel row, kernel column) adds a
 // shifted input row times a broadcast weight. No column buffer, no GEMM packing, no bias pass;
-// the loads feed 12 fused multiply-adds per 8. The input gradient of such a convolution is the
-// same kernel over the zero-padded output gradient with the weight transposed and flipped
+// the loads feed 12 fused multiply-adds per 8 (AVX-512: 16 channels x 16 columns, or 8 x 32 for
+// wider rows, in zmm registers; direct_kernel chooses). The input gradient of such a convolution
+// is the same kernel over the zero-padded output gradient with the weight transposed and flipped
 // (padding k - 1 - p). float32 only: each output sums its products in another order than
 // slow_conv2d's, within upstream's own error as its oneDNN kernels are
 // (tests/autograd/test_conv_pool.py); float64 keeps slow_conv2d's order, bit for bit.
@@ -379,33 +380,91 @@ TN_CONV_AVX2 void direct_row(const Direct& d, const float* xr, const float* wb, 
   }
 }
 
-// y (n, cout, ho, wo) = the direct convolution of xp (n, cin, hp, wp, padded, with 16 floats of
-// slack after it for the last row's loads) by the packed weights wpk (ceil(cout / kBlockOut),
-// cin, kh, kw, kBlockOut), plus bias (cout, or null).
-void direct_conv(const Direct& d, const float* xp, const float* wpk, const float* bias,
-                 float* y) {
-  const int64_t blocks = (d.cout + kBlockOut - 1) / kBlockOut;
-  const int64_t wblock = d.cin * d.kh * d.kw * kBlockOut;
+// direct_row on AVX-512: CB output channels x V vectors of 16 columns in registers (CB * V <= 16
+// of the 32), each weight broadcast straight from memory into its multiply-adds, the row's tail
+// stored through a mask.
+#define TN_CONV_AVX512 __attribute__((target("avx512f,avx2,fma")))
+template <int CB, int V>
+TN_CONV_AVX512 void direct_row512(const Direct& d, const float* xr, const float* wb,
+                                  const float* bias, float* y, int valid) {
+  const int64_t plane = d.hp * d.wp, yplane = d.ho * d.wo;
+  for (int64_t ow = 0; ow < d.wo; ow += 16 * V) {
+    __m512 acc[CB][V];
+#pragma GCC unroll 16
+    for (int c = 0; c < CB; ++c)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[c][v] = bias ? _mm512_set1_ps(bias[c]) : _mm512_setzero_ps();
+    for (int64_t ci = 0; ci < d.cin; ++ci)
+      for (int64_t i = 0; i < d.kh; ++i) {
+        const float* r = xr + ci * plane + i * d.wp + ow;
+        const float* wr = wb + (ci * d.kh + i) * d.kw * CB;
+        for (int64_t j = 0; j < d.kw; ++j, wr += CB) {
+          __m512 a[V];
+#pragma GCC unroll 2
+          for (int v = 0; v < V; ++v) a[v] = _mm512_loadu_ps(r + j + 16 * v);
+#pragma GCC unroll 16
+          for (int c = 0; c < CB; ++c) {
+            const __m512 b = _mm512_set1_ps(wr[c]);
+#pragma GCC unroll 2
+            for (int v = 0; v < V; ++v) acc[c][v] = _mm512_fmadd_ps(a[v], b, acc[c][v]);
+          }
+        }
+      }
+    __mmask16 m[V];
+    for (int v = 0; v < V; ++v) {
+      const int64_t left = d.wo - ow - 16 * v;
+      m[v] = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0)
+                                                        : __mmask16((1u << left) - 1);
+    }
+#pragma GCC unroll 16
+    for (int c = 0; c < CB; ++c) {  // constant indices keep acc in registers
+      if (c >= valid) break;
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v)
+        _mm512_mask_storeu_ps(y + c * yplane + ow + 16 * v, m[v], acc[c][v]);
+    }
+  }
+}
+
+// The row kernel for a convolution and its output block (Note [Direct float32 convolution]):
+// AVX-512 with 16 channels x 16 columns, or 8 x 32 for rows wider than 16; else AVX2's 6 x 16.
+struct DirectKernel {
+  void (*row)(const Direct&, const float*, const float*, const float*, float*, int);
+  int block;
+};
+DirectKernel direct_kernel(const Direct& d) {
+  static const bool avx512 = cpu::cpu_runs(cpu::Isa::Avx512);
+  if (!avx512) return {direct_row, kBlockOut};
+  if (d.wo > 16) return {direct_row512<8, 2>, 8};
+  return {direct_row512<16, 1>, 16};
+}
+
+// y (n, cout, ho, wo) = the direct convolution of xp (n, cin, hp, wp, padded, with 32 floats of
+// slack after it for the last row's loads) by the weights packed for k (ceil(cout / k.block),
+// cin, kh, kw, k.block), plus bias (cout, or null).
+void direct_conv(const Direct& d, const DirectKernel& k, const float* xp, const float* wpk,
+                 const float* bias, float* y) {
+  const int64_t blocks = (d.cout + k.block - 1) / k.block;
+  const int64_t wblock = d.cin * d.kh * d.kw * k.block;
   parallel_for(0, d.n * blocks, 1, [&](int64_t t0, int64_t t1) {
-    float bb[kBlockOut];
+    float bb[16];
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t n = t / blocks, cb = t % blocks, co0 = cb * kBlockOut;
-      const int valid = static_cast<int>(std::min<int64_t>(kBlockOut, d.cout - co0));
-      for (int c = 0; c < kBlockOut; ++c) bb[c] = bias && c < valid ? bias[co0 + c] : 0.0f;
+      const int64_t n = t / blocks, cb = t % blocks, co0 = cb * k.block;
+      const int valid = static_cast<int>(std::min<int64_t>(k.block, d.cout - co0));
+      for (int c = 0; c < k.block; ++c) bb[c] = bias && c < valid ? bias[co0 + c] : 0.0f;
       const float* xn = xp + n * d.cin * d.hp * d.wp;
       float* yn = y + (n * d.cout + co0) * d.ho * d.wo;
       for (int64_t oh = 0; oh < d.ho; ++oh)
-        direct_row(d, xn + oh * d.wp, wpk + cb * wblock, bias ? bb : nullptr, yn + oh * d.wo,
-                   valid);
+        k.row(d, xn + oh * d.wp, wpk + cb * wblock, bias ? bb : nullptr, yn + oh * d.wo, valid);
     }
   });
 }
 
-// x (n, c, h, w) copied into a zeroed (n, c, h + 2 ph, w + 2 pw) buffer, plus 16 floats of slack.
+// x (n, c, h, w) copied into a zeroed (n, c, h + 2 ph, w + 2 pw) buffer, plus 32 floats of slack.
 std::vector<float> pad_planes(const float* x, int64_t n, int64_t c, int64_t h, int64_t w,
                               int64_t ph, int64_t pw) {
   const int64_t hp = h + 2 * ph, wp = w + 2 * pw;
-  std::vector<float> out(static_cast<size_t>(n * c * hp * wp + 16), 0.0f);
+  std::vector<float> out(static_cast<size_t>(n * c * hp * wp + 32), 0.0f);
   parallel_for(0, n * c, std::max<int64_t>(1, kGrainSize / (hp * wp)), [&](int64_t p0,
                                                                             int64_t p1) {
     for (int64_t pl = p0; pl < p1; ++pl)
@@ -416,16 +475,18 @@ std::vector<float> pad_planes(const float* x, int64_t n, int64_t c, int64_t h, i
   return out;
 }
 
-// The weights packed for direct_conv from a (cout, cin, kh, kw) read through at(co, ci, i, j).
+// The weights packed for direct_conv in blocks of `block` output channels from a
+// (cout, cin, kh, kw) read through at(co, ci, i, j).
 template <typename At>
-std::vector<float> pack_weights(int64_t cout, int64_t cin, int64_t kh, int64_t kw, At at) {
-  const int64_t blocks = (cout + kBlockOut - 1) / kBlockOut;
-  std::vector<float> out(static_cast<size_t>(blocks * cin * kh * kw * kBlockOut), 0.0f);
+std::vector<float> pack_weights(int64_t block, int64_t cout, int64_t cin, int64_t kh, int64_t kw,
+                                At at) {
+  const int64_t blocks = (cout + block - 1) / block;
+  std::vector<float> out(static_cast<size_t>(blocks * cin * kh * kw * block), 0.0f);
   for (int64_t co = 0; co < cout; ++co)
     for (int64_t ci = 0; ci < cin; ++ci)
       for (int64_t i = 0; i < kh; ++i)
         for (int64_t j = 0; j < kw; ++j)
-          out[(((co / kBlockOut * cin + ci) * kh + i) * kw + j) * kBlockOut + co % kBlockOut] =
+          out[(((co / block * cin + ci) * kh + i) * kw + j) * block + co % block] =
               at(co, ci, i, j);
   return out;
 }
@@ -487,7 +548,6 @@ TN_CONV_AVX2 void direct_weight_taps(const Direct& d, const float* go, const flo
 // direct_weight_taps on AVX-512 for 8 output channels: 16 columns a step in the lanes of 8 x 3
 // accumulators (32 registers hold them without spilling, which 4 x 3 on AVX2's 16 do barely), the
 // row's tail through masked loads that zero both factors.
-#define TN_CONV_AVX512 __attribute__((target("avx512f,avx2,fma")))
 TN_CONV_AVX512 void direct_weight_taps512(const Direct& d, const float* go, const float* xp,
                                           int64_t co0, int valid, int64_t ci, int64_t i,
                                           float* dw) {
@@ -563,11 +623,12 @@ void direct_forward(const float* x, const float* w, const float* b, float* y, co
   Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
            ws[2], ws[3], out[2], out[3]};
   std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
-  std::vector<float> wpk = pack_weights(d.cout, d.cin, d.kh, d.kw, [&](int64_t co, int64_t ci,
-                                                                      int64_t i, int64_t j) {
+  const DirectKernel k = direct_kernel(d);
+  std::vector<float> wpk = pack_weights(k.block, d.cout, d.cin, d.kh, d.kw,
+                                        [&](int64_t co, int64_t ci, int64_t i, int64_t j) {
     return w[((co * d.cin + ci) * d.kh + i) * d.kw + j];
   });
-  direct_conv(d, xp.data(), wpk.data(), b, y);
+  direct_conv(d, k, xp.data(), wpk.data(), b, y);
 }
 
 // dx = the input gradient through the direct kernel: go (n, cout, ho, wo) padded by k - 1 - p,
@@ -578,11 +639,12 @@ void direct_input_grad(const float* go, const float* w, float* dx, const Dims& i
   Direct d{in[0], out[1], in[1], out[2] + 2 * qh, out[3] + 2 * qw, kh, kw, in[2], in[3]};
   std::vector<float> gp = pad_planes(go, d.n, d.cin, out[2], out[3], qh, qw);
   const int64_t wc = ws[1];
-  std::vector<float> wpk = pack_weights(d.cout, d.cin, kh, kw, [&](int64_t ci, int64_t co,
-                                                                  int64_t i, int64_t j) {
+  const DirectKernel k = direct_kernel(d);
+  std::vector<float> wpk = pack_weights(k.block, d.cout, d.cin, kh, kw,
+                                        [&](int64_t ci, int64_t co, int64_t i, int64_t j) {
     return w[((co * wc + ci) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
   });
-  direct_conv(d, gp.data(), wpk.data(), nullptr, dx);
+  direct_conv(d, k, gp.data(), wpk.data(), nullptr, dx);
 }
 
 // y = conv(x, w) + b for one dtype; every buffer contiguous.
