@@ -834,7 +834,8 @@ void conv_backward(const T* go, const T* x, const T* w, T* dx, T* dw, const Dims
       });
     if (!dw) return;
     if constexpr (std::is_same_v<T, float>) {
-      if (direct_applies(p) && wsizes[3] <= 3)
+      // rows narrower than 16 would leave most of the direct kernel's lanes idle (masked)
+      if (direct_applies(p) && wsizes[3] <= 3 && out[3] >= 16)
         return direct_weight_grad(go, x, dw, in, out, wsizes, p);
       if (p.groups == 1) return weight_grad_f32(go, x, dw, s, g, kk);
     }
