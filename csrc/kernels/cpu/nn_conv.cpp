@@ -460,18 +460,31 @@ void direct_conv(const Direct& d, const DirectKernel& k, const float* xp, const 
   });
 }
 
-// x (n, c, h, w) copied into a zeroed (n, c, h + 2 ph, w + 2 pw) buffer, plus 32 floats of slack.
-std::vector<float> pad_planes(const float* x, int64_t n, int64_t c, int64_t h, int64_t w,
-                              int64_t ph, int64_t pw) {
-  const int64_t hp = h + 2 * ph, wp = w + 2 * pw;
-  std::vector<float> out(static_cast<size_t>(n * c * hp * wp + 32), 0.0f);
+// x (n, c, h, w) copied into a (n, c, h + 2 ph, w + 2 pw) buffer with zero borders, plus 32
+// zero floats of slack; the buffer is this thread's scratch (grown, never shrunk), so a training
+// step's convolutions reuse its pages rather than fault in a fresh zeroed megabyte every call
+// (a freed large buffer goes back to the system). Valid until the next pad_planes on this
+// thread: each caller uses one at a time.
+const float* pad_planes(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, int64_t ph,
+                        int64_t pw) {
+  thread_local std::vector<float> scratch;
+  const int64_t hp = h + 2 * ph, wp = w + 2 * pw, total = n * c * hp * wp + 32;
+  if (static_cast<int64_t>(scratch.size()) < total) scratch.resize(static_cast<size_t>(total));
+  float* out = scratch.data();
   parallel_for(0, n * c, std::max<int64_t>(1, kGrainSize / (hp * wp)), [&](int64_t p0,
                                                                             int64_t p1) {
-    for (int64_t pl = p0; pl < p1; ++pl)
-      for (int64_t i = 0; i < h; ++i)
-        std::memcpy(out.data() + pl * hp * wp + (i + ph) * wp + pw, x + (pl * h + i) * w,
-                    sizeof(float) * w);
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      float* o = out + pl * hp * wp;
+      std::memset(o, 0, sizeof(float) * ph * wp);  // the top rows
+      for (int64_t i = 0; i < h; ++i) {
+        float* row = o + (i + ph) * wp;
+        for (int64_t k = 0; k < pw; ++k) row[k] = row[pw + w + k] = 0.0f;
+        std::memcpy(row + pw, x + (pl * h + i) * w, sizeof(float) * w);
+      }
+      std::memset(o + (h + ph) * wp, 0, sizeof(float) * ph * wp);  // the bottom rows
+    }
   });
+  std::memset(out + n * c * hp * wp, 0, sizeof(float) * 32);
   return out;
 }
 
@@ -593,7 +606,7 @@ void direct_weight_grad(const float* go, const float* x, float* dw, const Dims& 
                         const Dims& out, const Dims& ws, const ConvParams& p) {
   Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
            ws[2], ws[3], out[2], out[3]};
-  std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
+  const float* xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
   static const bool avx512 = cpu::cpu_runs(cpu::Isa::Avx512);
   const int64_t width = avx512 ? 8 : 4, blocks = (d.cout + width - 1) / width;
   parallel_for(0, blocks * d.cin, 1, [&](int64_t t0, int64_t t1) {
@@ -602,9 +615,9 @@ void direct_weight_grad(const float* go, const float* x, float* dw, const Dims& 
       const int valid = static_cast<int>(std::min<int64_t>(width, d.cout - cb * width));
       for (int64_t i = 0; i < d.kh; ++i) {
         if (avx512)
-          direct_weight_taps512(d, go, xp.data(), cb * width, valid, ci, i, dw);
+          direct_weight_taps512(d, go, xp, cb * width, valid, ci, i, dw);
         else
-          direct_weight_taps(d, go, xp.data(), cb * width, valid, ci, i, dw);
+          direct_weight_taps(d, go, xp, cb * width, valid, ci, i, dw);
       }
     }
   });
@@ -622,13 +635,13 @@ void direct_forward(const float* x, const float* w, const float* b, float* y, co
                     const Dims& out, const Dims& ws, const ConvParams& p) {
   Direct d{in[0], in[1], out[1], in[2] + 2 * p.padding[0], in[3] + 2 * p.padding[1],
            ws[2], ws[3], out[2], out[3]};
-  std::vector<float> xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
+  const float* xp = pad_planes(x, d.n, d.cin, in[2], in[3], p.padding[0], p.padding[1]);
   const DirectKernel k = direct_kernel(d);
   std::vector<float> wpk = pack_weights(k.block, d.cout, d.cin, d.kh, d.kw,
                                         [&](int64_t co, int64_t ci, int64_t i, int64_t j) {
     return w[((co * d.cin + ci) * d.kh + i) * d.kw + j];
   });
-  direct_conv(d, k, xp.data(), wpk.data(), b, y);
+  direct_conv(d, k, xp, wpk.data(), b, y);
 }
 
 // dx = the input gradient through the direct kernel: go (n, cout, ho, wo) padded by k - 1 - p,
@@ -637,14 +650,14 @@ void direct_input_grad(const float* go, const float* w, float* dx, const Dims& i
                        const Dims& out, const Dims& ws, const ConvParams& p) {
   const int64_t kh = ws[2], kw = ws[3], qh = kh - 1 - p.padding[0], qw = kw - 1 - p.padding[1];
   Direct d{in[0], out[1], in[1], out[2] + 2 * qh, out[3] + 2 * qw, kh, kw, in[2], in[3]};
-  std::vector<float> gp = pad_planes(go, d.n, d.cin, out[2], out[3], qh, qw);
+  const float* gp = pad_planes(go, d.n, d.cin, out[2], out[3], qh, qw);
   const int64_t wc = ws[1];
   const DirectKernel k = direct_kernel(d);
   std::vector<float> wpk = pack_weights(k.block, d.cout, d.cin, kh, kw,
                                         [&](int64_t ci, int64_t co, int64_t i, int64_t j) {
     return w[((co * wc + ci) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
   });
-  direct_conv(d, k, gp.data(), wpk.data(), nullptr, dx);
+  direct_conv(d, k, gp, wpk.data(), nullptr, dx);
 }
 
 // y = conv(x, w) + b for one dtype; every buffer contiguous.
