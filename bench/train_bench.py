@@ -32,14 +32,15 @@ THREAD_COUNTS = (1, 2)
 PHASES = ("forward", "backward", "step")
 
 
-def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool) -> _common.Side:
+def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool,
+          cases: list[str]) -> _common.Side:
     try:
         expect_c = str(env.expected_c())
     except FileNotFoundError as exc:
         failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
         return _common.Side(label, env, None, {"ok": False, "failure": failure})
     request = {"expect_c": expect_c, "threads": threads, "steps": steps,
-               "warmup_steps": warmup, "reference64": label == "upstream A"}
+               "warmup_steps": warmup, "reference64": label == "upstream A", "cases": cases}
     log = ROOT / "build" / "bench" / f"train-{threads}t-{label.replace(' ', '-')}.log"
     child = Child(env, CHILD, [json.dumps(request)], log, threads, echo, label)
     return _common.Side(label, env, child, child.receive())
@@ -119,12 +120,12 @@ def phase_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
-def measure(threads: int, rounds: int, steps: int, warmup: int, echo: bool):
+def measure(threads: int, rounds: int, steps: int, warmup: int, echo: bool, cases: list[str]):
     sides = []
     try:
         for label, env in _common.SIDES:
             print(f"starting {label} at {threads} thread(s) ...", flush=True)
-            sides.append(start(label, env, threads, steps, warmup, echo))
+            sides.append(start(label, env, threads, steps, warmup, echo, cases))
         _common.rotate(sides, rounds)
     finally:
         _common.close(sides)
@@ -137,8 +138,12 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=5, help="timed steps per round")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 2 rounds of 2 steps, not a record")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "BENCH_TRAIN.md")
+    parser.add_argument("--out", type=lambda p: Path(p).resolve(),
+                        default=ROOT / "docs" / "BENCH_TRAIN.md")
     parser.add_argument("--quiet", action="store_true", help="do not echo worker progress")
+    names = [name for name, _ in CASES]
+    parser.add_argument("--cases", nargs="+", choices=names, default=names,
+                        help="the cases to run (all by default; a subset writes a partial doc)")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.steps = 2, 2
@@ -148,11 +153,11 @@ def main() -> int:
     rows, all_sides = [], []
     for threads in THREAD_COUNTS:
         ours, up_a, up_b = sides = measure(threads, args.rounds, args.steps, warmup,
-                                           not args.quiet)
+                                           not args.quiet, args.cases)
         all_sides += [_common.Side(f"{s.label}, {threads} thread(s)", s.env, None,
                                    s.hello, s.rounds, s.failure)
                       for s in sides]
-        rows += [row(name, threads, ours, up_a, up_b) for name, _ in CASES]
+        rows += [row(name, threads, ours, up_a, up_b) for name in args.cases]
     run = _common.provenance("bench/train_bench.py")
     run["threads"] = (f"`torch.set_num_threads(n)` in every worker and "
                       + ", ".join(f"`{v}=n`" for v in THREAD_VARIABLES)
@@ -167,7 +172,7 @@ def main() -> int:
               f"round a case's figure is the median of {args.steps} training steps (zero_grad, "
               "forward, loss, backward, optimizer step), each phase timed with "
               f"time.perf_counter in the worker; {warmup} untimed step(s) first",
-              *[f"case {name}: {text}" for name, text in CASES],
+              *[f"case {name}: {text}" for name, text in CASES if name in args.cases],
               "check: the first step's loss and gradient norm against upstream A's float64 run "
               "of the same seeded model and data, allowance 2 × upstream A's own float32 error; "
               "no speed without agreement"]

@@ -58,9 +58,11 @@ class FormulaNode final : public Node {
     for (const auto& [i, v] : saved_args_) a[i].tensor = v.unpack(this);
     std::vector<Tensor> r(results_size_);
     for (const auto& [i, v] : saved_results_) r[i] = v.unpack(this, history);
-    // A missing gradient of one of several outputs is zeros of that output's shape.
+    // A missing gradient of one of several outputs is zeros of that output's shape; an
+    // integer output (max_pool2d's indices) never has one, and no formula reads it, so it stays
+    // missing rather than a fresh tensor of zeros per backward.
     for (size_t i = 0; i < grads.size(); ++i)
-      if (!grads[i])
+      if (!grads[i] && (is_floating(inputs[i].dtype) || info(inputs[i].dtype).is_complex))
         grads[i] = call_tensor("aten::zeros",
                                {Value::of_ints(inputs[i].sizes), Value::of_dtype(inputs[i].dtype),
                                 Value{}, Value::of_device(inputs[i].device)});

@@ -70,6 +70,11 @@ case("conv2d_groups", lambda x, w, b: F.conv2d(x, w, b, groups=2, padding=1),
 case("conv2d_depthwise", lambda x, w: F.conv2d(x, w, groups=4, padding=1),
      (2, 4, 7, 7), (8, 1, 3, 3))
 case("conv2d_1x1", lambda x, w, b: F.conv2d(x, w, b), (2, 5, 4, 4), (3, 5, 1, 1), (3,))
+# wide rows and 7 output channels: the direct float32 kernels' whole vectors, tails and a
+# partial block of output channels (Note [Direct float32 convolution])
+case("conv2d_wide", lambda x, w, b: F.conv2d(x, w, b, padding=1), (2, 3, 5, 37), (7, 3, 3, 3),
+     (7,))
+case("conv2d_wide_k2", lambda x, w: F.conv2d(x, w, padding=(0, 1)), (2, 2, 4, 21), (5, 2, 2, 2))
 case("conv2d_same", lambda x, w: F.conv2d(x, w, padding="same", dilation=2),
      (1, 2, 8, 8), (3, 2, 3, 3))
 case("conv2d_same_even", lambda x, w, b: F.conv2d(x, w, b, padding="same"),
@@ -110,6 +115,10 @@ def bn(train, affine=True, shape_c=3):
 case("batch_norm_train", bn(True), (4, 3, 5, 5), (3,), (3,))
 case("batch_norm_eval", bn(False), (4, 3, 5, 5), (3,), (3,))
 case("batch_norm_train_no_affine", bn(True, False), (3, 3, 4, 6))
+# 13 channels: a block of 8 (its AVX2 body when the image is a multiple of 4), one of 4 and one
+# alone (Note [Batch norm's channel sums]); images of 24 (whole vectors) and 12 (a vector tail)
+case("batch_norm_train_13c", bn(True, shape_c=13), (3, 13, 4, 6), (13,), (13,))
+case("batch_norm_train_13c_tail", bn(True, shape_c=13), (2, 13, 3, 4), (13,), (13,))
 case("batch_norm1d_train", bn(True, shape_c=5), (8, 5), (5,), (5,))
 case("batch_norm1d_eval", bn(False, shape_c=5), (8, 5), (5,), (5,))
 '''
@@ -195,6 +204,25 @@ r = F.max_pool2d(x, 2, return_indices=True)
 out["indices"] = [r[1].requires_grad, r[1].dtype == torch.int64]
 bn = F.batch_norm(x.detach(), torch.zeros(3), torch.ones(3), training=False)
 out["no_grad"] = [bn.requires_grad, bn.grad_fn is None]
+''')
+    assert ours == up
+
+
+def test_max_pool2d_2x2_windows_match_upstream_exactly():
+    # Note [max_pool2d's 2 x 2 windows]: ties, NaN, infinities and signed zeros decide the value
+    # and the index as upstream's scan does, over rows of whole vectors, tails and odd widths.
+    ours, up = _both.both(PRELUDE, r'''
+g = torch.Generator().manual_seed(3)
+for dt in (torch.float32, torch.float64):
+    for shape in ((2, 3, 6, 40), (1, 2, 5, 37), (1, 1, 4, 16), (1, 1, 2, 7)):
+        x = torch.randint(-2, 3, shape, generator=g).to(dt)  # many ties
+        pick = torch.rand(shape, generator=g)
+        x[pick < 0.08] = float("nan")
+        x[(pick >= 0.08) & (pick < 0.12)] = float("inf")
+        x[(pick >= 0.12) & (pick < 0.2)] = float("-inf")
+        x[(pick >= 0.2) & (pick < 0.3)] = -0.0
+        y, i = F.max_pool2d(x, 2, return_indices=True)
+        out[f"{dt}{shape}"] = [enc(y), enc(i)]
 ''')
     assert ours == up
 

@@ -196,9 +196,10 @@ def test_convolution_and_batch_norm_backward_split_changes_no_bits(threads):
     one = run_json(OURS, SELF.replace("THREADS", "1"))
     many = run_json(OURS, SELF.replace("THREADS", str(threads)))
     assert sorted(one) == sorted(many)
-    # The weight's gradient sums the samples' GEMMs on the calling thread, and MKL's own threads
-    # split a GEMM's inner dim, so its bits follow the thread count in upstream's process too
-    # (an addmm of (6, 170) by (170, 36) differs between 1 and 2 threads on both sides).
+    # The weight's gradient follows the thread count: in float32 each thread sums its run of
+    # samples apart (nn_conv.cpp, weight_grad_f32), and MKL's own threads split a GEMM's inner
+    # dim, so its bits follow the thread count in upstream's process too (an addmm of (6, 170)
+    # by (170, 36) differs between 1 and 2 threads on both sides).
     mkl = {k for k in one if k.startswith("g") and k.endswith("grad_w")}
     assert len(mkl) == 2
     assert {k: v for k, v in one.items() if k not in mkl} == {
