@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/cpu/elementwise_loop.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace tn {
 namespace {
@@ -23,6 +24,16 @@ void addcmul_compute(EwIter& it, const Call& c) {
     using A = acc_t<T>;
     if constexpr (std::is_floating_point_v<A>) {
       const A v = static_cast<A>(value.to_double());
+      if constexpr (std::is_same_v<T, float>) {
+        if (vec::vec_width() != 0) {  // the same steps, written as vectors (vec_math.h)
+          using In = std::tuple<const float*, const float*, const float*>;
+          ew_detail::run_rows<float, float, float, float>(
+              it, [v](float* o, const In& in, int64_t m, int64_t, int64_t, char* const*) {
+                vec::addcmul_f32(std::get<0>(in), std::get<1>(in), std::get<2>(in), v, o, m);
+              });
+          return;
+        }
+      }
       ew_run_wide<T, T, T, T>(it, [v](A s, A a, A b) { return std::fma(v * a, b, s); });
     } else {
       // Integer arithmetic wraps, as upstream's does.

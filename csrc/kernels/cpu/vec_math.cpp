@@ -371,6 +371,19 @@ TN_AVX2_EXACT void softmax_bwd_row8(const float* g, const float* y, float sum, f
 }
 #undef TN_AVX2_EXACT
 
+// addcmul_f32 (vec_math.h): written out because GCC left the generic loop's block of
+// fma(v * a, b, s) mostly scalar (76 us against upstream's 30 on 196k floats).
+__attribute__((target("avx2,fma"), optimize("fp-contract=off"))) void addcmul8(
+    const float* s, const float* a, const float* b, float v, float* o, int64_t n) {
+  const __m256 vv = _mm256_set1_ps(v);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 p = _mm256_mul_ps(vv, _mm256_loadu_ps(a + i));
+    _mm256_storeu_ps(o + i, _mm256_fmadd_ps(p, _mm256_loadu_ps(b + i), _mm256_loadu_ps(s + i)));
+  }
+  for (; i < n; ++i) o[i] = std::fma(v * a[i], b[i], s[i]);
+}
+
 // matmul_rows_f32 (vec_math.h) for 4 rows of a at once (independent sums hide the adds'
 // latency), then single rows. The _round_ forms are builtins GCC cannot contract into an FMA.
 #define TN_MUL16(x, y) _mm512_mul_round_ps(x, y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
@@ -525,7 +538,14 @@ void softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, 
   TN_ASSERT(vec_width() != 0);
   softmax_bwd_row8(g, y, sum, out, n);
 }
+void addcmul_f32(const float* s, const float* a, const float* b, float v, float* o, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  addcmul8(s, a, b, v, o, n);
+}
 #else
+void addcmul_f32(const float*, const float*, const float*, float, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
 float row_sum_lanes_f32(const float*, const float*, int64_t, int, bool) {
   TN_ASSERT(vec_width() != 0);
   return 0;

@@ -55,6 +55,10 @@ void log_softmax_bwd_row_f32(const float* g, const float* y, float sum, float* o
 // out[k] = (g[k] - sum) * y[k], each step rounded (softmax's).
 void softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, int64_t n);
 
+// o[i] = fma(v * a[i], b[i], s[i]) over n floats (addcmul's float32 step, upstream's vector
+// path's arithmetic); AVX2 and FMA, where vec_width() != 0. o may equal s, a or b.
+void addcmul_f32(const float* s, const float* a, const float* b, float v, float* o, int64_t n);
+
 // out[i * ldo + c] = sum over t < n, in order, of a[i * lda + t] * m[t * ld + c], for i < rows
 // and c < width (a multiple of 16), every product and every sum rounded (no fused steps): a
 // plain dot product's arithmetic, vectorised over c. For attention's small products, where
