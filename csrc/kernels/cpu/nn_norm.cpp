@@ -193,7 +193,8 @@ __attribute__((always_inline)) inline void ln_rows(const T* x, int64_t rows, int
                  T* y, T* mean, T* rstd) {                                                   \
     ln_rows<T, W, FMA>(x, rows, n, w, b, eps, y, mean, rstd);                                \
   }
-#define TN_LN_AVX2 __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
+#define TN_LN_AVX2 \
+  __attribute__((target("avx2,fma"), optimize("fp-contract=off", "vect-cost-model=dynamic")))
 #define TN_LN_BASE __attribute__((optimize("fp-contract=off")))
 TN_LN_ROWS(layer_norm_rows_avx2, TN_LN_AVX2, float, 8, true)
 TN_LN_ROWS(layer_norm_rows_base, TN_LN_BASE, float, 8, false)

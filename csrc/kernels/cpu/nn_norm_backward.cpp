@@ -89,10 +89,14 @@ __attribute__((always_inline)) inline void ln_backward_rows_impl(const LnRows<T>
     if (dw_out) {
       const T bb = -a * mean[i];
       T* acc = r.buf_w + tid * n;
+      // ivdep: the buffers and dx are arrays of their own (GCC would not vectorise these
+      // loops at -O2 without proving it: 1.04 against upstream's 0.48 ms a GPT-2 step).
+#pragma GCC ivdep
       for (int64_t j = 0; j < n; ++j) acc[j] = madd(dyr[j], madd(a, xr[j], bb), acc[j]);
     }
     if (db_out) {
       T* acc = r.buf_b + tid * n;
+#pragma GCC ivdep
       for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + dyr[j];
     }
     if (dx) {
@@ -110,23 +114,31 @@ __attribute__((always_inline)) inline void ln_backward_rows_impl(const LnRows<T>
       const T b = madd(db, mean[i], -ds) * a * a * a * scale;
       const T cc = madd(-b, mean[i], -(db * a * scale));
       T* dxr = dx + i * n;
-      for (int64_t j = 0; j < n; ++j) {
-        T ady = w ? a * dyr[j] * w[j] : a * dyr[j];
-        dxr[j] = madd(b, xr[j], ady) + cc;
+      if (w) {  // two loops rather than a test per element, so that each vectorises
+#pragma GCC ivdep
+        for (int64_t j = 0; j < n; ++j) dxr[j] = madd(b, xr[j], a * dyr[j] * w[j]) + cc;
+      } else {
+#pragma GCC ivdep
+        for (int64_t j = 0; j < n; ++j) dxr[j] = madd(b, xr[j], a * dyr[j]) + cc;
       }
     }
   }
 }
-// The builds: fused steps as std::fma (one instruction with FMA), contraction off.
+// The builds: fused steps as std::fma (one instruction with FMA), contraction off. The AVX2
+// build vectorises its loops under GCC's dynamic cost model (-O2's very cheap one leaves a loop
+// of unknown length scalar); per-element steps and the lanes' order are unchanged by it.
+#define TN_LN_BWD_AVX2 \
+  __attribute__((target("avx2,fma"), optimize("fp-contract=off", "vect-cost-model=dynamic")))
 #define TN_LN_BWD(NAME, ATTR, T, W, FMA) \
   ATTR void NAME(const LnRows<T>& r) { ln_backward_rows_impl<T, W, FMA>(r); }
-TN_LN_BWD(ln_bwd_avx2_f32, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
+TN_LN_BWD(ln_bwd_avx2_f32, TN_LN_BWD_AVX2,
           float, 8, true)
 TN_LN_BWD(ln_bwd_base_f32, __attribute__((optimize("fp-contract=off"))), float, 8, false)
-TN_LN_BWD(ln_bwd_avx2_f64, __attribute__((target("avx2,fma"), optimize("fp-contract=off"))),
+TN_LN_BWD(ln_bwd_avx2_f64, TN_LN_BWD_AVX2,
           double, 4, true)
 TN_LN_BWD(ln_bwd_base_f64, __attribute__((optimize("fp-contract=off"))), double, 4, false)
 #undef TN_LN_BWD
+#undef TN_LN_BWD_AVX2
 void ln_backward_rows(const LnRows<float>& r) {
   cpu::avx2_registered_isa() == cpu::Isa::Avx2 ? ln_bwd_avx2_f32(r) : ln_bwd_base_f32(r);
 }
