@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#include "kernels/cpu/parallel.h"
 
 
 namespace tn {
@@ -234,6 +237,56 @@ void run(const Layout& g, char* out, const char* in) {
   }
 }
 
+// Upstream's TensorIterator::parallel_reduce over the laid-out iteration, for T with vector
+// width W: serial below 32,768 elements, at one thread or inside a parallel region. A full
+// reduction (one output element) of a contiguous run goes two-pass: each chunk of
+// parallel_for's split is summed into its thread's zeroed slot, then the slots are summed into
+// the output as a reduction of their own. Otherwise the outer-most kept dim with at least as
+// many elements as threads (else the largest kept one) is split, each chunk rounded to 128
+// bytes where that dim is contiguous, and each part summed as a narrower iteration. Each
+// sum's steps are those of the serial walk, so the bits are upstream's at every thread count.
+template <typename T, int W>
+void parallel_sum(const Layout& g, char* out, const char* in, int64_t numel, int64_t out_numel) {
+  const int threads = intra_op_threads();
+  const int64_t es = sizeof(T);
+  if (numel < kGrainSize || threads <= 1 || parallel_detail::in_region() || g.shape.empty())
+    return run<T, W>(g, out, in);
+  if (out_numel == 1) {
+    if (g.shape.size() != 1) return run<T, W>(g, out, in);  // (not laid out as one run)
+    std::vector<T> slot(static_cast<size_t>(threads), T(0));
+    const int64_t chunks = std::min<int64_t>(threads, (numel + kGrainSize - 1) / kGrainSize);
+    const int64_t chunk = (numel + chunks - 1) / chunks;
+    parallel_for(0, numel, kGrainSize, [&](int64_t b, int64_t e) {
+      Layout part{{e - b}, {0}, {g.in[0]}};
+      run<T, W>(part, reinterpret_cast<char*>(&slot[static_cast<size_t>(b / chunk)]),
+                in + b * g.in[0]);
+    });
+    Layout fold{{threads}, {0}, {es}};
+    return run<T, W>(fold, out, reinterpret_cast<const char*>(slot.data()));
+  }
+  const int nd = static_cast<int>(g.shape.size());
+  int dim = nd - 1, best = nd - 1;
+  for (; dim >= 0 && g.out[dim] != 0; --dim) {
+    if (g.shape[dim] >= threads) break;
+    if (g.shape[dim] > g.shape[best]) best = dim;
+  }
+  if (dim < 0 || g.out[dim] == 0) dim = best;
+  if (g.out[dim] == 0) return run<T, W>(g, out, in);
+  const int64_t cols = g.shape[dim];
+  const bool round = g.in[dim] == es;
+  parallel_for(0, cols, 1, [&](int64_t b, int64_t e) {
+    if (round) {
+      const int64_t m = 128 / es;
+      b -= b % m;
+      if (e != cols) e -= e % m;
+    }
+    if (b == e) return;
+    Layout part = g;
+    part.shape[dim] = e - b;
+    run<T, W>(part, out + b * g.out[dim], in + b * g.in[dim]);
+  });
+}
+
 }  // namespace
 
 bool cascade_sum(const Tensor& self, const std::vector<bool>& mask, const Tensor& out) {
@@ -275,8 +328,8 @@ bool cascade_sum(const Tensor& self, const std::vector<bool>& mask, const Tensor
   // AVX2's lanes on every build: upstream's sum_stub has no AVX-512 entry (AVX-512 machines
   // run its AVX2 build, cpu::avx2_registered_isa()), and its baseline build's Vectorized is
   // 32 bytes too.
-  if (dt == ScalarType::Float) run<float, 8>(g, o, x);
-  else run<double, 4>(g, o, x);
+  if (dt == ScalarType::Float) parallel_sum<float, 8>(g, o, x, self->numel(), out->numel());
+  else parallel_sum<double, 4>(g, o, x, self->numel(), out->numel());
   return true;
 }
 
