@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.autograd._grad_checks import bound, node_name_mismatches
 from tests.door import _both
 
 PRELUDE = r'''
@@ -103,13 +104,6 @@ def results():
     return ours, upstream
 
 
-def bound(up32: list, up64: list) -> float:
-    a, b = np.asarray(up32, np.float64), np.asarray(up64, np.float64)
-    own = float(np.abs(a - b).max()) if a.size else 0.0
-    scale = float(np.abs(b).max()) if b.size else 0.0
-    return max(own, 4 * 2.0 ** -23 * max(scale, 1e-30))
-
-
 @pytest.mark.parametrize("order", ["first", "second"])
 def test_gradients_are_within_upstreams_own_error(results, order):
     ours, upstream = results
@@ -133,6 +127,4 @@ def test_gradients_are_within_upstreams_own_error(results, order):
 
 def test_nodes_are_named_as_upstreams(results):
     ours, upstream = results
-    names = {n: (u["torch.float32"].get("node"), ours[n]["torch.float32"].get("node"))
-             for n, u in upstream.items()}
-    assert {n: p for n, p in names.items() if p[0] != p[1]} == {}
+    assert node_name_mismatches(ours, upstream) == {}
