@@ -30,7 +30,9 @@ from torchnative.provenance import file_digest, git_commit, now  # noqa: E402
 README = ROOT / "README.md"
 PROBE = ROOT / "torchnative" / "_import_probe.py"
 BENCHES = (("dispatch per-call benchmark", "docs/BENCH_DISPATCH"),
-           ("all-MiniLM-L6-v2 embedding benchmark", "docs/BENCH_MINILM"))
+           ("all-MiniLM-L6-v2 embedding benchmark", "docs/BENCH_MINILM"),
+           ("training-step benchmark (MLP, conv net, GPT-2; 1 and 2 threads)", "docs/BENCH_TRAIN"),
+           ("optimizer-step benchmark", "docs/BENCH_OPTIM"))
 
 
 def bullet(subject: str, grade: str, detail: str) -> str:
@@ -112,6 +114,13 @@ def tests_lines() -> list[str]:
     return out
 
 
+def step_ratios(side: dict) -> list[float]:
+    """A side's ratios to upstream: a list, or per phase with the whole step under "seconds"
+    (the training benchmark's forward / backward / step phases)."""
+    r = side["ratios"]
+    return r["seconds"] if isinstance(r, dict) else r
+
+
 def bench_line(subject: str, stem: str) -> str:
     record_path = ROOT / f"{stem}.json"
     link = f"[{stem}.md]({stem}.md)"
@@ -121,7 +130,7 @@ def bench_line(subject: str, stem: str) -> str:
     where = f"{link}, measured {record['date']} at {record['commit']}"
     rows = record["rows"] if "rows" in record else [record]
     ours = [row["ours"] for row in rows]
-    controls = [statistics.median(row["control"]["ratios"]) for row in rows
+    controls = [statistics.median(step_ratios(row["control"])) for row in rows
                 if "ratios" in row.get("control", {})]
     control = (f"; control upstream B / A: medians {min(controls):.2f}–{max(controls):.2f}"
                if controls else "")
@@ -129,9 +138,10 @@ def bench_line(subject: str, stem: str) -> str:
         details = sorted({o["detail"] for o in ours})
         return bullet(subject, "does not run", f"{'; '.join(details)} ({where}){control}")
     counts = ", ".join(f"{grade} {sum(o['grade'] == grade for o in ours)}"
-                       for grade in ("agrees", "reaches", "disagrees", "does not run")
+                       for grade in ("bit-identical", "agrees", "reaches", "disagrees",
+                                     "does not run")
                        if any(o["grade"] == grade for o in ours))
-    ratios = [statistics.median(o["ratios"]) for o in ours if "ratios" in o]
+    ratios = [statistics.median(step_ratios(o)) for o in ours if "ratios" in o]
     speed = f"ours / upstream medians {min(ratios):.2f}–{max(ratios):.2f} " if ratios else ""
     return bullet(subject, f"{counts} (of {len(ours)} case(s))", f"{speed}({where}){control}")
 
@@ -152,13 +162,30 @@ def agreement_line() -> str:
                   f"{p['commit']})")
 
 
+def backward_line() -> str:
+    """Backward grades and coverage from the last `make agree` (docs/AGREEMENT.json)."""
+    subject = "gradients of every implemented differentiable overload (`make agree`, backward)"
+    path = ROOT / "docs" / "AGREEMENT.json"
+    b = json.loads(path.read_text()).get("backward") if path.is_file() else None
+    if not b or "coverage" not in b:
+        return bullet(subject, "does not run", "no backward run recorded in docs/AGREEMENT.json")
+    c = b["coverage"]
+    grades = ", ".join(f"{g} {n}" for g, n in c["grades"].items())
+    refusing = "; ".join(f"`{ov}`" for ov in c["refusing"]) or "none"
+    return bullet(subject, f"{grades} (of {c['differentiable']} overloads, by worst case)",
+                  f"{len(c['uncovered'])} without a backward case; refusing by name: "
+                  f"{refusing}; cases: " + ", ".join(f"{g} {n}" for g, n in
+                                                    b["case_grades"].items())
+                  + " ([docs/AGREEMENT.md](docs/AGREEMENT.md))")
+
+
 def section(run_tests: bool) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="torchnative-status-") as work:
         work = Path(work)
         lines = [c_line(), *import_lines(work), minilm_line(work)]
     if run_tests:
         lines += tests_lines()
-    lines.append(agreement_line())
+    lines += [agreement_line(), backward_line()]
     lines += [bench_line(subject, stem) for subject, stem in BENCHES]
     tests_note = "" if run_tests else (
         " The test suite was not run for this section (`tools/status.py --tests` runs it).")

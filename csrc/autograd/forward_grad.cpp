@@ -157,6 +157,9 @@ Tensor fw_grad(const Tensor& t, int64_t level) {
 void set_fw_grad(const Tensor& t, const Tensor& tangent_in, int64_t level, bool in_place) {
   TN_CHECK(!fw_grad(tangent_in, level), "Setting a forward grad that itself has a forward "
            "gradient at the same level", level, " is not supported.");
+  TN_CHECK((is_floating(tangent_in->dtype()) || info(tangent_in->dtype()).is_complex) &&
+               (is_floating(t->dtype()) || info(t->dtype()).is_complex),
+           "Expected both tensor and its forward grad to be floating point or complex");
   check_level(level);
   ForwardGrad& h = ensure_holder(t);
   if (h.tangent()) {

@@ -93,3 +93,21 @@ def test_each_backward_comparator_catches_its_defect(subset):
                                       (raises_other, "raises", "refuses")):
         v = graded(mutate)
         assert (v.comparator, v.grade) == (comparator, grade), (mutate.__name__, v)
+
+
+def make_dual_summary(*inject: str) -> dict:
+    return run_harness("--only", "extra:aten._make_dual.default", "--max-samples", "1", *inject)
+
+
+def test_a_call_made_inside_its_state_is_graded_backward():
+    """aten._make_dual raises outside a forward-AD dual level, in both cores; its written case
+    runs it inside one too (wrapped.py), and that call's gradients are graded (coverage counts
+    the overload), agreeing as it is and building with its gradients scaled."""
+    summary = make_dual_summary()
+    row = summary["backward"]["overloads"]["aten._make_dual.default"]
+    assert row["grade"] == "agrees" and row["grades"]["agrees"] == 2, row
+    assert "aten._make_dual.default" not in summary["backward"]["coverage"]["uncovered"]
+    forward = next(r for r in summary["overloads"] if r["overload"] == "aten._make_dual.default")
+    assert forward["grade"] == "agrees" and forward["grades"]["agrees"] == 6, forward
+    wrong = make_dual_summary("--inject", "grad_wrong:make_dual_in_level")
+    assert wrong["backward"]["overloads"]["aten._make_dual.default"]["grade"] == "builds"

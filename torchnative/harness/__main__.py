@@ -39,7 +39,7 @@ def source_key(*parts: str, more: tuple = ()) -> str:
     h = hashlib.sha256()
     record = sorted(UPSTREAM.venv.glob("lib/python3*/site-packages/torch-*.dist-info/RECORD"))
     for p in [*record, HERE / "draw.py", HERE / "codec.py", HERE / "extra_cases.py",
-              HERE / "dispatch_log.py", *more]:
+              HERE / "dispatch_log.py", HERE / "wrapped.py", *more]:
         h.update(p.read_bytes())
     h.update("|".join(parts).encode())
     return h.hexdigest()[:16]

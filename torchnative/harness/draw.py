@@ -30,6 +30,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from torchnative.harness import codec  # noqa: E402
 from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
+from torchnative.harness.wrapped import resolve  # noqa: E402,F401 - draw_bwd imports it here
 
 DRAW_VERSION = 3  # bump when the recorded format or the drawing changes
 # Samples whose tensors hold more than this are passed over (reference_inputs include tensors of
@@ -103,15 +104,6 @@ def path_of(fn) -> str | None:
         except (AttributeError, ImportError):
             continue
     return None
-
-
-def resolve(path: str):
-    """The object a dotted path names ("operator.add", "torch.ops.aten.add.Tensor")."""
-    head, *rest = path.split(".")
-    obj = operator if head == "operator" else __import__(head)
-    for part in rest:
-        obj = getattr(obj, part)
-    return obj
 
 
 def spellings(op) -> list[tuple[str, str]]:

@@ -46,6 +46,8 @@ def pick(cases: list[dict]) -> dict | None:
             return PREFERRED.index(s)
         if s.startswith("alias:") and not s.endswith((":inplace", ":method")):
             return 3
+        if s == "wrapped":  # the call inside the state it needs (wrapped.py)
+            return 3
         if s == "aten":
             return 4 if c.get("same_as_entry") else 5
         return None

@@ -15,6 +15,7 @@ from torch.testing import make_tensor
 
 from torchnative.harness import codec
 from torchnative.harness.draw import DRAW_VERSION, logged, run_call, seed_of, traced, widened
+from torchnative.harness.wrapped import WRAPPED, resolve
 
 SHAPE = (3, 4)
 
@@ -87,6 +88,8 @@ def written(dtype):
         "aten.divide.out_mode": ((a, b), {"rounding_mode": "floor", "out": Out()}),
         # The pointwise backward kernels (autograd's formulas call them): output-like second
         # operands in (-1, 1) for tanh's, (0, 1) for sigmoid's; a threshold inside a's range.
+        # Level 0 is the first dual level; outside one upstream refuses (wrapped.py opens it).
+        "aten._make_dual.default": ((a, b, 0), {}),
         "aten.tanh_backward.default": ((a, b / 4 - 0.5), {}),
         "aten.tanh_backward.grad_input": ((a, b / 4 - 0.5), {"grad_input": Out()}),
         "aten.sigmoid_backward.default": ((a, b / 4), {}),
@@ -464,7 +467,22 @@ def draw_overload(overload: str, max_samples: int) -> dict:
             case["upstream"] = run_call(fn, state, case["args"], case["kwargs"], seed)
             case["dispatch"] = logged(fn, state, case["args"], case["kwargs"], seed)
             record["cases"].append(case)
+        if overload in WRAPPED:
+            record["cases"].append(wrapped_case(overload, positional, state, a, k, seed))
     return record
+
+
+def wrapped_case(overload: str, positional: dict, state: dict, a, k, seed: int) -> dict:
+    """The same arguments given to the overload's function in wrapped.py, which opens the state
+    the call needs (a forward-AD dual level for _make_dual); what it reaches is traced."""
+    path = WRAPPED[overload]
+    fn = resolve(path)
+    reached = list(dict.fromkeys(c["overload"] for c in traced(fn, state, a, k, seed)))
+    case = dict(positional, id=f"{positional['id'].rpartition('|')[0]}|wrapped:{overload}",
+                spelling="wrapped", call=path, reached=reached or [overload])
+    case["upstream"] = run_call(fn, state, a, k, seed)
+    case["dispatch"] = logged(fn, state, a, k, seed)
+    return case
 
 
 def draw_all(overloads: list[str], max_samples: int) -> list[dict]:

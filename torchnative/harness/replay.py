@@ -28,16 +28,9 @@ import torch  # noqa: E402
 
 from torchnative.harness import backward, codec  # noqa: E402
 from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
+from torchnative.harness.wrapped import resolve  # noqa: E402
 
 INJECT = os.environ.get("TN_HARNESS_INJECT", "")
-
-
-def resolve(path: str):
-    head, *rest = path.split(".")
-    obj = __import__("operator") if head == "operator" else __import__(head)
-    for part in rest:
-        obj = getattr(obj, part)
-    return obj
 
 
 def injected(path: str, fn, for_backward: bool = False):
