@@ -1,8 +1,11 @@
 """What bench/dispatch_bench.py and bench/minilm_bench.py share (ARCHITECTURE.md, section 5).
 
 Three resident workers, each in its own process: ours, upstream A (the reference) and upstream B
-(the same-vs-same control). Each round asks them in turn (ours, A, B), so drift over time hits all
-three alike; the first round is a warm-up and is discarded. Ratios are paired by round (ours_k /
+(the same-vs-same control). Each round asks them in turn, so drift over time hits all three alike,
+and the turn order rotates from round to round (ours, A, B; then A, B, ours; then B, ours, A), so
+no side always runs right after the same other one (a fixed order showed the control B / A at
+1.08 [1.01-1.11] on this machine: the slot, not the side); the first round is a warm-up and is
+discarded. Ratios are paired by round (ours_k /
 A_k, B_k / A_k) and reported as median [min-max]. Every worker runs with one thread.
 """
 
@@ -44,12 +47,14 @@ class Side:
 
 
 def rotate(sides: list[Side], rounds: int) -> None:
-    """Warm-up, then `rounds` measured rounds; in each, every running side in turn."""
+    """Warm-up, then `rounds` measured rounds; in each, every running side in turn, the order
+    rotated by one side per round."""
     total = WARMUP_ROUNDS + rounds
     for k in range(total):
         warm = " (warm-up, discarded)" if k < WARMUP_ROUNDS else ""
         print(f"round {k + 1}/{total}{warm}", flush=True)
-        for side in sides:
+        shift = k % len(sides)
+        for side in sides[shift:] + sides[:shift]:
             if side.failure is not None:
                 continue
             message = side.child.request("round")
