@@ -2,6 +2,7 @@
 // contiguous, flatten, clone, _to_copy and the aten::to overloads, cat/stack, repeat, flip, roll,
 // and the out-of-place forms of tril/triu, masked_fill and index_put; broadcast_tensors.
 #include "core/promotion.h"
+#include "kernels/composite/cat_plan.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
 #include "kernels/rules/elementwise.h"
@@ -139,14 +140,9 @@ TN_REGISTER_COMPOSITE("aten::to.device", to_device);
 TN_REGISTER_COMPOSITE("aten::to.other", to_other);
 TN_REGISTER_COMPOSITE("aten::to.dtype_layout", to_dtype_layout);
 
-// Upstream's legacy cat rule: a 1-D tensor of size 0 is skipped for shapes (not for dtype).
-bool cat_skips(const Tensor& t) { return t->dim() == 1 && t->size(0) == 0; }
+}  // namespace
 
-struct CatPlan {
-  Dims shape;
-  int64_t dim = 0;
-  ScalarType dtype = ScalarType::Float;
-};
+bool cat_skips(const Tensor& t) { return t->dim() == 1 && t->size(0) == 0; }
 
 // Output shape, wrapped dim and promoted dtype of cat, with upstream's checks.
 CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
@@ -195,6 +191,8 @@ void cat_fill(const Tensor& out, const std::vector<Tensor>& ts, const CatPlan& p
     at += len;
   }
 }
+
+namespace {
 
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 void cat(Call& c) {
