@@ -27,6 +27,8 @@ MIN_ROUNDS = 5
 WARMUP_ROUNDS = 1
 REPEATS = 5  # timeit repeats per round; a round's figure is their best
 SIDES = (("ours", OURS), ("upstream A", UPSTREAM), ("upstream B", UPSTREAM))
+ORDER = ("each round asks every worker in turn, the order rotated by one worker per round "
+         "(ours, A, B; A, B, ours; B, ours, A; ...)")
 
 
 @dataclass

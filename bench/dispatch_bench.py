@@ -135,7 +135,8 @@ def main() -> int:
         _common.close(sides)
     ours, up_a, up_b = sides
     rows = [row(stmt, check, ours, up_a, up_b) for stmt, check in CASES]
-    method = [f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; "
+    method = [_common.ORDER,
+              f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; "
               f"per round a case's time is the best of {_common.REPEATS} `timeit` repeats, the "
               f"loop count chosen at the warm-up so that one repeat takes at least {args.target} s",
               "inputs: x, y (2, 2); v (1, 384), w (384, 384), b (384,); h (8, 384), g, c (384,);"

@@ -83,7 +83,8 @@ def main() -> int:
         _common.close(sides)
     ours, up_a, up_b = sides
     run = _common.provenance("bench/minilm_bench.py")
-    method = [f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
+    method = [_common.ORDER,
+              f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
               f"round the time is the best of {_common.REPEATS} `timeit` repeats of one forward "
               "pass plus mean pooling and L2 normalisation under `torch.no_grad()`, the loop "
               f"count chosen at the warm-up so that one repeat takes at least {ROUND_TARGET_S} s",

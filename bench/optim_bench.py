@@ -131,7 +131,8 @@ def main() -> int:
                       + ", ".join(f"`{v}=n`" for v in THREAD_VARIABLES)
                       + f", for n in {', '.join(map(str, THREAD_COUNTS))} (a fresh set of "
                       "workers per n)")
-    method = [f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
+    method = [_common.ORDER,
+              f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
               f"round a case's figure is the median of {args.steps} optimizer.step() calls, "
               f"each timed with time.perf_counter in the worker; 3 + {warmup} untimed steps "
               "first",

@@ -168,7 +168,8 @@ def main() -> int:
         # machine shared with other work, `passive` keeps idle OpenMP threads from spinning
         # against the ones doing the work.
         run["threads"] += f"; `OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}` in every worker"
-    method = [f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
+    method = [_common.ORDER,
+              f"{_common.WARMUP_ROUNDS} warm-up round discarded, {args.rounds} measured; per "
               f"round a case's figure is the median of {args.steps} training steps (zero_grad, "
               "forward, loss, backward, optimizer step), each phase timed with "
               f"time.perf_counter in the worker; {warmup} untimed step(s) first",
