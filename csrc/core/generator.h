@@ -30,6 +30,9 @@ class MT19937 {
     y ^= y >> 18;
     return y;
   }
+  // n words into out, the words n calls of operator() would return, in order (a sampler that
+  // draws a tensor's worth at once tempers them in a loop the compiler can vectorise).
+  void draw(uint32_t* out, int64_t n);
   // Raw state, for get_state/set_state.
   uint32_t state[kN];
   int left = 1;

@@ -46,6 +46,12 @@ SNIPPET = textwrap.dedent(
             case(f"randint_2^40/{seed}/{n}", lambda: torch.randint(-2**40, 2**40, (n,)))
             case(f"randperm/{seed}/{n}", lambda: torch.randperm(n))
             case(f"bernoulli_/{seed}/{n}", lambda: torch.empty(n).bernoulli_(0.3))
+        # Past a block of draws (1024 elements) with a ragged tail, each floating dtype, and the
+        # probabilities at the ends of [0, 1] and one ulp inside them.
+        for dt in FLOATS + (torch.bool,):
+            case(f"bernoulli_block/{seed}/{dt}", lambda: torch.empty(2053, dtype=dt).bernoulli_(0.37))
+        for p in (0.0, 2.0**-53, 0.5, 1.0 - 2.0**-53, 1.0):
+            case(f"bernoulli_p/{seed}/{p}", lambda: torch.empty(1500).bernoulli_(p))
         # Many vector Box-Muller blocks, so rare lanes of the vector log/sincos are reached.
         big = torch.randn(200_000).numpy().tobytes()
         out[f"randn/{seed}/200000/sha256"] = hashlib.sha256(big).hexdigest()

@@ -3,6 +3,8 @@
 // with its arithmetic, so a seeded sequence gives upstream's bits. Factories: random_factories.cpp.
 #include "kernels/cpu/random.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -498,6 +500,56 @@ void dispatch_bernoulli_self(ScalarType t, const char* name, F&& f) {
   dispatch_random(t, name, std::forward<F>(f));
 }
 
+// out[k] = 1.0f where the 53-bit integer of words 2k (high) and 2k + 1 (low) is below bound,
+// else 0.0f, for k < m: four pairs per 256-bit load, the words of each pair swapped into one
+// 64-bit lane (both sides of the compare are below 2^63, so the signed compare is exact).
+__attribute__((target("avx2"))) void bernoulli_block_f32(const uint32_t* words, int64_t m,
+                                                          uint64_t bound, float* out) {
+  const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>((uint64_t{1} << 53) - 1));
+  const __m256i lim = _mm256_set1_epi64x(static_cast<int64_t>(bound));
+  const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  const __m128i one = _mm_set1_epi32(0x3f800000);
+  int64_t k = 0;
+  for (; k + 4 <= m; k += 4) {
+    __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 2 * k));
+    __m256i u = _mm256_and_si256(_mm256_shuffle_epi32(w, 0xB1), mask);
+    __m256i below = _mm256_cmpgt_epi64(lim, u);
+    __m128i b32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(below, low_halves));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), _mm_and_si128(b32, one));
+  }
+  for (; k < m; ++k) {
+    const uint64_t u = (uint64_t{words[2 * k] & 0x1fffffU} << 32) | words[2 * k + 1];
+    out[k] = u < bound ? 1.0f : 0.0f;
+  }
+}
+
+// bernoulli_.float on a contiguous tensor, the same draws as uniform53(g) < p per element:
+// the generator's words come a block at a time, and u * 2^-53 < p (both exact) is compared as
+// u < ceil(p * 2^53) on the 53-bit integer u, the low 21 bits of the first word over the second.
+template <typename T>
+void bernoulli_words(const Tensor& self, double p, Generator& g, const char* key) {
+  T* out = static_cast<T*>(self->dense_cpu_data(key));
+  const uint64_t bound = static_cast<uint64_t>(std::ceil(p * 0x1p53));
+  constexpr int64_t kBlock = 1024;
+  uint32_t words[2 * kBlock];
+  const T one = from_int64<T>(1), zero = from_int64<T>(0);
+  for (int64_t at = 0, n = self->numel(); at < n; at += kBlock) {
+    const int64_t m = std::min(kBlock, n - at);
+    g.engine().draw(words, 2 * m);
+    if constexpr (std::is_same_v<T, float>) {
+      static const bool avx2 = __builtin_cpu_supports("avx2");
+      if (avx2) {
+        bernoulli_block_f32(words, m, bound, out + at);
+        continue;
+      }
+    }
+    for (int64_t k = 0; k < m; ++k) {
+      const uint64_t u = (uint64_t{words[2 * k] & 0x1fffffU} << 32) | words[2 * k + 1];
+      out[at + k] = u < bound ? one : zero;
+    }
+  }
+}
+
 // bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None): one
 // double-precision uniform per element, in iterator order.
 void bernoulli_float_cpu(Call& c) {
@@ -510,6 +562,7 @@ void bernoulli_float_cpu(Call& c) {
     dispatch_bernoulli_self(self->dtype(), "bernoulli_scalar_cpu_", [&](auto zero) {
       using T = decltype(zero);
       std::lock_guard<std::mutex> lock(g.mutex);
+      if (self->is_contiguous()) return bernoulli_words<T>(self, p, g, key.c_str());
       fill_in_order<T>(self, key.c_str(), [&] { return from_int64<T>(uniform53(g) < p); });
     });
   }
