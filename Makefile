@@ -9,7 +9,7 @@ BUILD_DIR := build
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: setup build test demo agree fuzz asan clean clean-cache
+.PHONY: setup build test demo agree models fuzz asan clean clean-cache
 
 setup:
 	@bash tools/setup/setup.sh
@@ -42,6 +42,12 @@ demo: build
 # (the rule: docs/AGREEMENT_RULES.md). Upstream's draw is cached in build/harness.
 agree: build
 	$(PY) -m torchnative.harness
+
+# The architecture sweep: every model type transformers registers, built small by upstream,
+# loaded and run by ours; writes docs/MODELS.md (the rule: docs/AGREEMENT_RULES.md, "Models").
+# Upstream's builds are cached in build/models. tests/models/ runs a few of them in `make test`.
+models: build
+	$(PY) -m torchnative.models
 
 # The differential fuzz run: hostile arguments for every implemented op, ours against upstream,
 # each side in its own child processes; writes docs/FUZZ.md and fails on a crash or on ours
