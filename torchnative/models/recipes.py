@@ -43,7 +43,36 @@ def _is_config(obj) -> bool:
     return isinstance(obj, PretrainedConfig)
 
 
+LAYER_COUNTS = ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers",
+                "decoder_layers")
+
+
+def _cut_layer_lists(config, before: dict) -> None:
+    """Lists with one entry per layer (layer_types, per-layer windows) keep the entries of the
+    layers left; a backbone's stage names and the stages it outputs follow its new depth."""
+    for key, old in before.items():
+        new = getattr(config, key)
+        if new >= old:
+            continue
+        for name, value in list(vars(config).items()):
+            if isinstance(value, (list, tuple)) and len(value) == old and not name.startswith(
+                    ("_out", "out_", "stage_names")):
+                setattr(config, name, type(value)(value[:new]))
+    names = getattr(config, "stage_names", None)
+    layers = next((getattr(config, k) for k in LAYER_COUNTS if isinstance(
+        getattr(config, k, None), int)), None)
+    if isinstance(names, (list, tuple)) and layers is not None and len(names) > layers + 1:
+        kept = list(names[:layers + 1])
+        outs = [f for f in (getattr(config, "out_features", None) or []) if f in kept]
+        for attr, value in (("stage_names", kept), ("_out_features", outs or kept[-1:]),
+                            ("_out_indices", [kept.index(f) for f in (outs or kept[-1:])])):
+            if hasattr(config, attr):
+                setattr(config, attr, value)
+
+
 def _shrink(config) -> None:
+    before = {k: getattr(config, k) for k in LAYER_COUNTS
+              if isinstance(getattr(config, k, None), int)}
     for key, small in SIZES.items():
         value = getattr(config, key, None)
         if isinstance(value, int) and not isinstance(value, bool) and value > small:
@@ -59,6 +88,7 @@ def _shrink(config) -> None:
         for key, value in list(vars(config).items()):
             if key.endswith("_token_id") and isinstance(value, int) and value >= vocab:
                 setattr(config, key, vocab - 1)
+    _cut_layer_lists(config, before)
     if hasattr(config, "use_cache"):
         config.use_cache = False
     for key, value in list(vars(config).items()):

@@ -3,8 +3,9 @@
 Commands, one per line on stdin (torchnative/_child.py's protocol), each answered by one message:
 - `LIST`: every (model type, head, class) the installed transformers offers (recipes.py).
 - `BUILD TYPE HEAD CLASS DIR` (upstream): builds the class from the type's small config under
-  the sweep's seed, saves it with save_pretrained into DIR, draws the inputs, runs forward in
-  float32 and, with the model and floating inputs in float64, again; writes DIR/upstream.pkl.
+  the sweep's seed, draws the inputs, runs forward in float32, saves the model with
+  save_pretrained into DIR and checks that upstream's own from_pretrained loads it, then runs
+  forward with the model and floating inputs in float64; writes DIR/upstream.pkl.
 - `RUN CLASS DIR OUT` (ours): loads DIR with the real from_pretrained, runs forward on the
   recorded inputs, writes OUT.
 A step that raises is answered with its exception (type, first message line, innermost frame
@@ -66,6 +67,9 @@ def build(model_type: str, head: str, class_name: str, folder: Path) -> dict:
         step = "save"
         folder.mkdir(parents=True, exist_ok=True)
         model.save_pretrained(folder)
+        # The folder must load in upstream too: else the recipe, not ours, is at fault.
+        step = "from_pretrained (upstream's own)"
+        recipes.model_class(class_name).from_pretrained(folder)
         step = "forward in float64"
         model = model.to(torch.float64)
         wide = {k: v.double() if v.is_floating_point() else v for k, v in inputs.items()}

@@ -42,6 +42,10 @@ constexpr char kXorT[] = "aten::bitwise_xor.Tensor", kXorS[] = "aten::bitwise_xo
 constexpr char kIAndT[] = "aten::bitwise_and_.Tensor", kIAndS[] = "aten::bitwise_and_.Scalar";
 constexpr char kIOrT[] = "aten::bitwise_or_.Tensor", kIOrS[] = "aten::bitwise_or_.Scalar";
 constexpr char kIXorT[] = "aten::bitwise_xor_.Tensor", kIXorS[] = "aten::bitwise_xor_.Scalar";
+// min.other / max.other(Tensor self, Tensor other): upstream's at::minimum / at::maximum.
+constexpr char kMinimum[] = "aten::minimum", kMaximum[] = "aten::maximum";
+TN_REGISTER_COMPOSITE("aten::min.other", ops::forward_to<kMinimum>);
+TN_REGISTER_COMPOSITE("aten::max.other", ops::forward_to<kMaximum>);
 TN_REGISTER_COMPOSITE("aten::__and__.Tensor", ops::forward_to<kAndT>);
 TN_REGISTER_COMPOSITE("aten::__and__.Scalar", ops::forward_to<kAndS>);
 TN_REGISTER_COMPOSITE("aten::__or__.Tensor", ops::forward_to<kOrT>);

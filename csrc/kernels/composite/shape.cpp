@@ -126,6 +126,43 @@ void to_other(Call& c) {
   const Tensor& o = c.tensor(1);
   c.ret(to_impl(c.tensor(0), o->dtype(), o->device(), c.to_bool(3), c.arg(4)));
 }
+// type_as(Tensor self, Tensor other): self with other's dtype and device (upstream's
+// self.to(other.options())): self itself when both already match.
+void type_as(Call& c) {
+  const Tensor& o = c.tensor(1);
+  c.ret(to_impl(c.tensor(0), o->dtype(), o->device(), false, Value{}));
+}
+TN_REGISTER_COMPOSITE("aten::type_as", type_as);
+
+// reshape_as(Tensor(a) self, Tensor other) -> Tensor(a): self.reshape(other.sizes()).
+void reshape_as(Call& c) { c.ret(reshape_of(c.tensor(0), c.tensor(1)->sizes())); }
+TN_REGISTER_COMPOSITE("aten::reshape_as", reshape_as);
+
+// repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *,
+// SymInt? output_size=None): each element `repeats` times in a row along dim (of self
+// flattened when dim is None): a size-`repeats` dim after dim, by expand, made contiguous and
+// merged into dim.
+void repeat_interleave_int(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const int64_t reps = c.to_int(1);
+  const bool flat = c.arg(2).is_none();
+  Tensor in = flat ? call_tensor("aten::flatten.using_ints", {t(self), i64(0), i64(-1)}) : self;
+  const int64_t dim = wrap_dim(flat ? 0 : c.to_int(2), self->dim());
+  TN_CHECK(reps >= 0, "Repeats must be non-negative");
+  in = call_tensor("aten::unsqueeze", {t(in), i64(dim + 1)});
+  Dims shape = in->sizes();
+  shape[dim + 1] = reps;
+  in = call_tensor("aten::expand", {t(in), ints(shape), Value::of_bool(false)});
+  if (!c.arg(3).is_none()) {
+    const int64_t want = reps * shape[dim];
+    TN_CHECK(c.to_int(3) == want, "repeat_interleave: Invalid output_size, expected ", want,
+             " but got ", c.to_int(3));
+  }
+  c.ret(call_tensor("aten::flatten.using_ints",
+                    {t(clone_contiguous(in)), i64(dim), i64(dim + 1)}));
+}
+TN_REGISTER_COMPOSITE("aten::repeat_interleave.self_int", repeat_interleave_int);
+
 // to.dtype_layout(self, *, dtype?, layout?, device?, pin_memory?, non_blocking, copy, mf?)
 void to_dtype_layout(Call& c) {
   const Tensor& self = c.tensor(0);
