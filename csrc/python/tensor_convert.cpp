@@ -80,7 +80,7 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
       if (!parse_device(PyTuple_GET_ITEM(args, i++), &d)) return false;
       t.device = d;
       device_slot = true;
-    } else if (i + 1 < n && PyTuple_GET_ITEM(args, i) == Py_None) {
+    } else if (i < n && PyTuple_GET_ITEM(args, i) == Py_None) {  // to(None): no device
       ++i;
       device_slot = true;
     }
@@ -88,6 +88,8 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
       t.dtype = dtype_of(PyTuple_GET_ITEM(args, i++));
     } else if (device_slot && i < n && PyTuple_GET_ITEM(args, i) == Py_None) {
       ++i;
+    } else if (device_slot && i < n) {  // after a device, the second place is the dtype's
+      return bad("expected a dtype (or None) after the device");
     }
   }
   for (bool* flag : {&t.non_blocking, &t.copy}) {
