@@ -86,6 +86,46 @@ Grads threshold_backward_backward(const Saved& s, const Grads& g) {
           s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
 }
 
+// softplus: softplus_backward(grad, self, beta, threshold).
+Grads softplus_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::softplus_backward", {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2)})};
+}
+// softplus_backward(go, self, beta, threshold): go: softplus_backward(grad, self, beta,
+// threshold); self: grad * go * beta * z / (z + 1)^2, z = exp(self * beta), zero where
+// self * beta > threshold (upstream's softplus_double_backward).
+Grads softplus_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& go = s.tensor(0);
+  const Tensor& x = s.tensor(1);
+  Tensor gx;
+  if (s.need(1)) {
+    const Scalar beta = s.scalar(2);
+    Tensor xb = mul(x, beta);
+    Tensor z = call_tensor("aten::exp", {V(xb)});
+    Tensor z1 = call_tensor("aten::add.Scalar", {V(z), S(Scalar::from_int(1))});
+    Tensor d = call_tensor("aten::div.Tensor", {V(mul(z, beta)), V(mul(z1, z1))});
+    Tensor above = call_tensor("aten::gt.Scalar", {V(xb), s.arg(3)});
+    Tensor zero = call_tensor("aten::zeros_like", {V(d)});
+    gx = mul(mul(g[0], go), call_tensor("aten::where.self", {V(above), V(zero), V(d)}));
+  }
+  return {s.need(0) ? call_tensor("aten::softplus_backward",
+                                  {V(g[0]), V(x), s.arg(2), s.arg(3)})
+                    : Tensor(),
+          gx};
+}
+// hardtanh: hardtanh_backward(grad, self, min_val, max_val).
+Grads hardtanh_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::hardtanh_backward", {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2)})};
+}
+// hardtanh_backward(go, self, min_val, max_val): go: hardtanh_backward(grad, self, ...);
+// self: zeros.
+Grads hardtanh_backward_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(1);
+  return {s.need(0) ? call_tensor("aten::hardtanh_backward",
+                                  {V(g[0]), V(s.tensor(1)), s.arg(2), s.arg(3)})
+                    : Tensor(),
+          s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
+}
+
 // relu: upstream's threshold_backward(grad, result, 0).
 Grads relu_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::threshold_backward",
@@ -207,6 +247,14 @@ TN_REGISTER_DERIVATIVE("aten::threshold_backward",
                         threshold_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::gelu", {"GeluBackward0", {0}, {{0}}, 0, gelu_backward});
 TN_REGISTER_DERIVATIVE("aten::silu", {"SiluBackward0", {0}, {{0}}, 0, silu_backward});
+TN_REGISTER_DERIVATIVE("aten::softplus", {"SoftplusBackward0", {0}, {{0}}, 0, softplus_backward});
+TN_REGISTER_DERIVATIVE("aten::softplus_backward",
+                       {"SoftplusBackwardBackward0", {0, 1}, {{0, 1}, {1}}, 0,
+                        softplus_backward_backward});
+TN_REGISTER_DERIVATIVE("aten::hardtanh", {"HardtanhBackward0", {0}, {{0}}, 0, hardtanh_backward});
+TN_REGISTER_DERIVATIVE("aten::hardtanh_backward",
+                       {"HardtanhBackwardBackward0", {0, 1}, {{1}}, 0,
+                        hardtanh_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::gelu_backward",
                        {"GeluBackwardBackward0", {0, 1}, {{1}, {0, 1}}, 0,
                         gelu_backward_backward});

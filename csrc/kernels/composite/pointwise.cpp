@@ -42,6 +42,16 @@ constexpr char kXorT[] = "aten::bitwise_xor.Tensor", kXorS[] = "aten::bitwise_xo
 constexpr char kIAndT[] = "aten::bitwise_and_.Tensor", kIAndS[] = "aten::bitwise_and_.Scalar";
 constexpr char kIOrT[] = "aten::bitwise_or_.Tensor", kIOrS[] = "aten::bitwise_or_.Scalar";
 constexpr char kIXorT[] = "aten::bitwise_xor_.Tensor", kIXorS[] = "aten::bitwise_xor_.Scalar";
+// relu6(self) / relu6_(self): upstream's hardtanh(self, 0, 6) / hardtanh_(self, 0, 6).
+template <bool InPlace>
+void relu6(Call& c) {
+  c.ret(call_tensor(InPlace ? "aten::hardtanh_" : "aten::hardtanh",
+                    {Value::of(c.tensor(0)), Value::of_scalar(Scalar::from_int(0)),
+                     Value::of_scalar(Scalar::from_int(6))}));
+}
+TN_REGISTER_COMPOSITE("aten::relu6", relu6<false>);
+TN_REGISTER_COMPOSITE("aten::relu6_", relu6<true>);
+
 // min.other / max.other(Tensor self, Tensor other): upstream's at::minimum / at::maximum.
 constexpr char kMinimum[] = "aten::minimum", kMaximum[] = "aten::maximum";
 TN_REGISTER_COMPOSITE("aten::min.other", ops::forward_to<kMinimum>);

@@ -210,5 +210,49 @@ TN_REGISTER_ELEMENTWISE("aten::silu", kSilu, silu_compute);
 TN_REGISTER_ELEMENTWISE("aten::silu_", kSiluI, silu_compute);
 TN_REGISTER_ELEMENTWISE("aten::silu.out", kSiluO, silu_compute);
 
+// softplus(self, beta, threshold) = self where self * beta > threshold, else
+// log1p(exp(self * beta)) / beta (upstream's formula; std:: functions, within the allowance of
+// its SLEEF vector path).
+void softplus_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwFloats>(it.common, "softplus_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A beta = static_cast<A>(c.scalar(1).to_double());
+    const A th = static_cast<A>(c.scalar(2).to_double());
+    ew_run<T, T>(it, [beta, th](A x) {
+      return x * beta > th ? x : std::log1p(std::exp(x * beta)) / beta;
+    });
+  });
+}
+constexpr EwRule kSoftplus = ew_rule(1, V::Functional, D::Common, O::Same);
+constexpr EwRule kSoftplusO = ew_rule(1, V::Out, D::Common, O::Same);
+TN_REGISTER_ELEMENTWISE("aten::softplus", kSoftplus, softplus_compute);
+TN_REGISTER_ELEMENTWISE("aten::softplus.out", kSoftplusO, softplus_compute);
+
+// hardtanh(self, min_val, max_val): upstream's clamp(self, min_val, max_val) (NaN stays NaN);
+// bool refused by name as upstream's check does.
+void check_hardtanh_dtype(const Call&, const EwSpec& s) {
+  TN_CHECK(s.common != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+}
+void hardtanh_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwInts | kEwFloats>(it.common, "clamp_scalar_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A lo = static_cast<A>(c.scalar(1).to_double());
+    const A hi = static_cast<A>(c.scalar(2).to_double());
+    ew_run<T, T>(it, [lo, hi](A x) {
+      if constexpr (std::is_floating_point_v<A>)
+        if (std::isnan(x)) return x;
+      return std::min(std::max(x, lo), hi);
+    });
+  });
+}
+constexpr EwRule kHardtanh = ew_rule(1, V::Functional, D::Common, O::Same, check_hardtanh_dtype);
+constexpr EwRule kHardtanhI = ew_rule(1, V::InPlace, D::Common, O::Same, check_hardtanh_dtype);
+constexpr EwRule kHardtanhO = ew_rule(1, V::Out, D::Common, O::Same, check_hardtanh_dtype);
+TN_REGISTER_ELEMENTWISE("aten::hardtanh", kHardtanh, hardtanh_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardtanh_", kHardtanhI, hardtanh_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardtanh.out", kHardtanhO, hardtanh_compute);
+
 }  // namespace
 }  // namespace tn

@@ -55,6 +55,33 @@ void threshold_backward_compute(EwIter& it, const Call& c) {
   });
 }
 
+// softplus_backward(grad_output, self, beta, threshold): grad_output where self * beta >
+// threshold, else grad_output * z / (z + 1), z = exp(self * beta).
+void softplus_backward_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwFloats>(it.common, "softplus_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A beta = static_cast<A>(c.scalar(2).to_double());
+    const A th = static_cast<A>(c.scalar(3).to_double());
+    ew_run<T, T, T>(it, [beta, th](A g, A x) {
+      const A z = std::exp(x * beta);
+      return x * beta > th ? g : g * z / (z + A(1));
+    });
+  });
+}
+
+// hardtanh_backward(grad_output, self, min_val, max_val): 0 where self <= min_val or
+// self >= max_val, else grad_output.
+void hardtanh_backward_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwFloats>(it.common, "hardtanh_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A lo = static_cast<A>(c.scalar(2).to_double());
+    const A hi = static_cast<A>(c.scalar(3).to_double());
+    ew_run<T, T, T>(it, [lo, hi](A g, A x) { return x <= lo || x >= hi ? A(0) : g; });
+  });
+}
+
 // a * b + c fused as upstream's AVX2 build fuses it; apart where upstream's baseline build
 // (no FMA) runs.
 template <typename A>
@@ -161,6 +188,10 @@ TN_REGISTER_ELEMENTWISE("aten::tanh_backward", kBin, tanh_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::tanh_backward.grad_input", kBinO, tanh_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::sigmoid_backward", kBin, sigmoid_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::sigmoid_backward.grad_input", kBinO, sigmoid_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::softplus_backward", kBin, softplus_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::softplus_backward.grad_input", kBinO, softplus_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward", kBin, hardtanh_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward.grad_input", kBinO, hardtanh_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::threshold_backward", kBin, threshold_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::threshold_backward.grad_input", kBinO,
                         threshold_backward_compute);
