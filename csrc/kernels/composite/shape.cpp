@@ -2,6 +2,7 @@
 // contiguous, flatten, clone, _to_copy and the aten::to overloads, cat/stack, repeat, flip, roll,
 // and the out-of-place forms of tril/triu, masked_fill and index_put; broadcast_tensors.
 #include "core/promotion.h"
+#include "core/warning.h"
 #include "kernels/composite/cat_plan.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
@@ -162,6 +163,51 @@ void repeat_interleave_int(Call& c) {
                     {t(clone_contiguous(in)), i64(dim), i64(dim + 1)}));
 }
 TN_REGISTER_COMPOSITE("aten::repeat_interleave.self_int", repeat_interleave_int);
+
+// meshgrid(Tensor[] tensors) / meshgrid.indexing(Tensor[] tensors, *, str indexing): the i-th
+// 0-d or 1-d input viewed along dim i and expanded to the grid of every input's length ("ij");
+// "xy" swaps the first two inputs for the grid, then the first two grids back.
+void meshgrid_with(Call& c, const std::string& indexing) {
+  std::vector<Tensor> ts = c.tensor_list(0);
+  TN_CHECK(!ts.empty(), "meshgrid expects a non-empty TensorList");
+  for (const Tensor& x : ts)
+    TN_CHECK(x->dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+             "got a tensor of shape ", dims_str(x->sizes()));
+  for (size_t i = 1; i < ts.size(); ++i) {
+    TN_CHECK(ts[i]->dtype() == ts[0]->dtype(), "meshgrid expects all tensors to have the same "
+             "dtype");
+    TN_CHECK(ts[i]->device() == ts[0]->device(), "meshgrid expects all tensors to have the "
+             "same device");
+  }
+  TN_CHECK(indexing == "ij" || indexing == "xy", "torch.meshgrid: indexing must be one of "
+           "\"xy\" or \"ij\", but received: ", indexing);
+  const bool swap = indexing == "xy" && ts.size() >= 2;
+  if (swap) std::swap(ts[0], ts[1]);
+  const size_t n = ts.size();
+  Dims grid;
+  for (const Tensor& x : ts) grid.push_back(x->numel());
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    Dims shape(n, 1);
+    shape[i] = -1;
+    out.push_back(call_tensor("aten::expand", {t(view(ts[i], shape)), ints(grid),
+                                               Value::of_bool(false)}));
+  }
+  if (swap) std::swap(out[0], out[1]);
+  c.ret(Value::of_tensors(std::move(out)));
+}
+void meshgrid(Call& c) {
+  static bool warned = false;  // upstream's TORCH_WARN_ONCE
+  if (!warned) {
+    warned = true;
+    warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+         "argument.");
+  }
+  meshgrid_with(c, "ij");
+}
+void meshgrid_indexing(Call& c) { meshgrid_with(c, c.arg(1).str); }
+TN_REGISTER_COMPOSITE("aten::meshgrid", meshgrid);
+TN_REGISTER_COMPOSITE("aten::meshgrid.indexing", meshgrid_indexing);
 
 // to.dtype_layout(self, *, dtype?, layout?, device?, pin_memory?, non_blocking, copy, mf?)
 void to_dtype_layout(Call& c) {
