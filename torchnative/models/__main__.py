@@ -46,6 +46,13 @@ def source_key() -> str:
     return h.hexdigest()[:16]
 
 
+def upstream_transformers() -> str:
+    """The transformers version upstream's interpreter has (its dist-info folder's name)."""
+    site = sorted(UPSTREAM.venv.glob("lib/python3*/site-packages"))[0]
+    found = sorted(site.glob("transformers-*.dist-info"))
+    return found[0].name.removeprefix("transformers-").removesuffix(".dist-info") if found else "?"
+
+
 def ours_key() -> str:
     site = sorted(OURS.venv.glob("lib/python3*/site-packages"))[0]
     c_file = sorted((site / "torch").glob("_C.cpython-*.so"))[0].resolve()
@@ -228,7 +235,7 @@ def main(argv: list[str]) -> int:
     refusals = collections.Counter(first_op(r["why"]) for r in counted
                                    if r["grade"] in ("refuses", "crashes"))
     summary = {"date": now(), "commit": git_commit(), "machine": machine(),
-               "transformers": up.hello.get("transformers", "?") if up.hello else "(cached)",
+               "transformers": upstream_transformers(),
                "types": len(types), "pairs": len(rows), "no_head": len(no_head),
                "upstream_ok": len(counted), "upstream_failed": len(rows) - len(counted),
                "grades": grades,

@@ -213,7 +213,14 @@ TN_REGISTER_ELEMENTWISE("aten::silu.out", kSiluO, silu_compute);
 // softplus(self, beta, threshold) = self where self * beta > threshold, else
 // log1p(exp(self * beta)) / beta (upstream's formula; std:: functions, within the allowance of
 // its SLEEF vector path).
+// The type upstream's kernels convert a Scalar argument to (its opmath type: float for the
+// 16-bit floats), whose range the Scalar must fit.
+ScalarType opmath_type(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
+}
+
 void softplus_compute(EwIter& it, const Call& c) {
+  for (int i : {1, 2}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
   ew_dispatch<kEwFloats>(it.common, "softplus_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -234,12 +241,24 @@ TN_REGISTER_ELEMENTWISE("aten::softplus.out", kSoftplusO, softplus_compute);
 void check_hardtanh_dtype(const Call&, const EwSpec& s) {
   TN_CHECK(s.common != ScalarType::Bool, "Bool inputs not supported for hardtanh");
 }
+// Integer inputs take the limits truncated to integers (upstream keeps them from promoting the
+// result), unsigned ones refuse negative limits; each limit must fit the compute type.
 void hardtanh_compute(EwIter& it, const Call& c) {
+  const bool integral = is_integral(it.common, false);
+  Scalar lo_s = c.scalar(1), hi_s = c.scalar(2);
+  if (integral) {
+    lo_s = Scalar::from_int(lo_s.to_int());
+    hi_s = Scalar::from_int(hi_s.to_int());
+    TN_CHECK(it.common != ScalarType::Byte || (lo_s.i >= 0 && hi_s.i >= 0),
+             "cannot do hardtanh on an unsigned type with negative limits");
+  }
+  check_scalar_fits(lo_s, opmath_type(it.common));
+  check_scalar_fits(hi_s, opmath_type(it.common));
   ew_dispatch<kEwInts | kEwFloats>(it.common, "clamp_scalar_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    const A lo = static_cast<A>(c.scalar(1).to_double());
-    const A hi = static_cast<A>(c.scalar(2).to_double());
+    const A lo = integral ? static_cast<A>(lo_s.i) : static_cast<A>(lo_s.to_double());
+    const A hi = integral ? static_cast<A>(hi_s.i) : static_cast<A>(hi_s.to_double());
     ew_run<T, T>(it, [lo, hi](A x) {
       if constexpr (std::is_floating_point_v<A>)
         if (std::isnan(x)) return x;

@@ -57,7 +57,12 @@ void threshold_backward_compute(EwIter& it, const Call& c) {
 
 // softplus_backward(grad_output, self, beta, threshold): grad_output where self * beta >
 // threshold, else grad_output * z / (z + 1), z = exp(self * beta).
+ScalarType opmath_type(ScalarType t) {  // as elementwise_activation.cpp's
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
+}
+
 void softplus_backward_compute(EwIter& it, const Call& c) {
+  for (int i : {2, 3}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
   ew_dispatch<kEwFloats>(it.common, "softplus_backward_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -73,6 +78,7 @@ void softplus_backward_compute(EwIter& it, const Call& c) {
 // hardtanh_backward(grad_output, self, min_val, max_val): 0 where self <= min_val or
 // self >= max_val, else grad_output.
 void hardtanh_backward_compute(EwIter& it, const Call& c) {
+  for (int i : {2, 3}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
   ew_dispatch<kEwFloats>(it.common, "hardtanh_backward_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
