@@ -213,12 +213,6 @@ TN_REGISTER_ELEMENTWISE("aten::silu.out", kSiluO, silu_compute);
 // softplus(self, beta, threshold) = self where self * beta > threshold, else
 // log1p(exp(self * beta)) / beta (upstream's formula; std:: functions, within the allowance of
 // its SLEEF vector path).
-// The type upstream's kernels convert a Scalar argument to (its opmath type: float for the
-// 16-bit floats), whose range the Scalar must fit.
-ScalarType opmath_type(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
-}
-
 void softplus_compute(EwIter& it, const Call& c) {
   for (int i : {1, 2}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
   ew_dispatch<kEwFloats>(it.common, "softplus_cpu", [&](auto zero) {

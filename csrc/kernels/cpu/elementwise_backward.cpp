@@ -57,10 +57,6 @@ void threshold_backward_compute(EwIter& it, const Call& c) {
 
 // softplus_backward(grad_output, self, beta, threshold): grad_output where self * beta >
 // threshold, else grad_output * z / (z + 1), z = exp(self * beta).
-ScalarType opmath_type(ScalarType t) {  // as elementwise_activation.cpp's
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
-}
-
 void softplus_backward_compute(EwIter& it, const Call& c) {
   for (int i : {2, 3}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
   ew_dispatch<kEwFloats>(it.common, "softplus_backward_cpu", [&](auto zero) {

@@ -135,6 +135,11 @@ void resize_output(TensorImpl& out, const Dims& shape, const Dims& strides);
 void check_scalar_fits(const Scalar& s, ScalarType t);
 // The test check_scalar_fits makes, for callers that name the type their own way.
 bool scalar_overflows(const Scalar& s, ScalarType t);
+// The type upstream's kernels convert a Scalar argument to, for a computed dtype t: its opmath
+// type (float for float16 and bfloat16, t itself otherwise).
+inline ScalarType opmath_type(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
+}
 
 // --- the ops' own checks (EwRule::pre / post), in upstream's words -----------------------------
 
