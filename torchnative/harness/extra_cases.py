@@ -132,6 +132,11 @@ def written(dtype):
             (torch.randn(2, 3, 4, generator=gen), torch.rand(3, generator=gen) + 0.5,
              torch.randn(3, generator=gen), torch.zeros(3), torch.ones(3), True, 0.1, 1e-5,
              True), {}),
+        # Grouped products (float32: upstream's only float types are 16/32-bit): six rows cut
+        # into groups of 2, 0 and 4 against three 4x8 matrices; strides 16-byte multiples.
+        "aten._grouped_mm.default": (
+            (torch.randn(6, 4, generator=gen), torch.randn(3, 4, 8, generator=gen),
+             torch.tensor([2, 2, 6], dtype=torch.int32)), {}),
         "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
         "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
         "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),

@@ -83,6 +83,8 @@ TN_REGISTER_DERIVATIVE("aten::random_.from",
 TN_REGISTER_DERIVATIVE("aten::random_.to", {"RandomBackward1", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::random_", {"RandomBackward2", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::normal_", {"NormalBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::exponential_",
+                       {"ExponentialBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::uniform_",
                        {"UniformBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::bernoulli_.Tensor",

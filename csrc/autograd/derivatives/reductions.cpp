@@ -139,6 +139,29 @@ Grads select_dim_backward(const Saved& s, const Grads& g) {
   return {where3(hit, expand(grad, m.sizes), zero)};
 }
 
+// sort / sort.stable / topk / kthvalue: upstream's value_selecting_reduction_backward, grad
+// scattered into zeros of self's shape at indices along dim (indices kept with a size-1 dim
+// when keepdim is false). dim_at and keepdim_at are schema positions; keepdim_at < 0 is true.
+Grads scatter_selected(const Saved& s, const Grads& g, size_t dim_at, int keepdim_at) {
+  const ArgMeta& m = s.meta(0);
+  int64_t n = static_cast<int64_t>(m.sizes.size());
+  if (n == 0) return {g[0]};
+  int64_t dim = wrap(s.to_int(dim_at), n);
+  Tensor grad = g[0], idx = s.result(1);
+  if (keepdim_at >= 0 && !s.to_bool(static_cast<size_t>(keepdim_at))) {
+    grad = unsqueeze(grad, dim);
+    idx = unsqueeze(idx, dim);
+  }
+  Tensor zero = zeros(m.sizes, grad->dtype(), m.device);
+  return {call_tensor("aten::scatter.src", {V(zero), Value::of_int(dim), V(idx), V(grad)})};
+}
+Grads sort_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 1, -1); }
+Grads sort_stable_backward(const Saved& s, const Grads& g) {
+  return scatter_selected(s, g, 2, -1);
+}
+Grads topk_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, -1); }
+Grads kthvalue_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, 3); }
+
 // max() / min(), the whole tensor: upstream's evenly_distribute_backward, grad / count at
 // every element equal to the result (NaN counting as equal to a NaN result), 0 elsewhere.
 Grads evenly_backward(const Saved& s, const Grads& g) {
@@ -250,6 +273,12 @@ TN_REGISTER_DERIVATIVE("aten::max.dim",
                        {"MaxBackward0", {0}, {}, 2, select_dim_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::min.dim",
                        {"MinBackward0", {0}, {}, 2, select_dim_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::sort", {"SortBackward0", {0}, {}, 2, sort_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::sort.stable",
+                       {"SortBackward1", {0}, {}, 2, sort_stable_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::topk", {"TopkBackward0", {0}, {}, 2, topk_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::kthvalue",
+                       {"KthvalueBackward0", {0}, {}, 2, kthvalue_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::max", {"MaxBackward1", {0}, {{0}}, 1, evenly_backward});
 TN_REGISTER_DERIVATIVE("aten::min", {"MinBackward1", {0}, {{0}}, 1, evenly_backward});
 TN_REGISTER_DERIVATIVE("aten::var.correction",

@@ -16,6 +16,30 @@ Grads mm_backward(const Saved& s, const Grads& g) {
           s.need(1) ? mm_mat2_backward(g[0], s.tensor(0), s.meta(1), one) : Tensor()};
 }
 // addmm(self, mat1, mat2, beta, alpha): self: grad * beta; the operands as mm's, times alpha.
+// _grouped_mm(self, mat2, offs, bias, out_dtype): upstream's _grouped_mm_mat1_backward and
+// _grouped_mm_mat2_backward, grouped products of grad with the other operand transposed; an
+// operand laid out column-major gets its gradient computed transposed, so that it is too.
+Tensor grouped(const Tensor& a, const Tensor& b, const Value& offs) {
+  return call_tensor("aten::_grouped_mm", {V(a), V(b), offs});
+}
+Grads grouped_mm_backward(const Saved& s, const Grads& g) {
+  const Tensor& grad = g[0];
+  const Value& offs = s.arg(2);
+  auto col_major = [](const Dims& strides) { return strides[strides.size() - 2] == 1; };
+  auto tr = [](const Tensor& x) { return transpose(x, -2, -1); };
+  Grads out(2);
+  if (s.need(0)) {
+    const Tensor& mat2 = s.tensor(1);
+    out[0] = col_major(s.meta(0).strides) ? tr(grouped(mat2, tr(grad), offs))
+                                          : grouped(grad, tr(mat2), offs);
+  }
+  if (s.need(1)) {
+    const Tensor& self = s.tensor(0);
+    out[1] = col_major(s.meta(1).strides) ? tr(grouped(tr(grad), self, offs))
+                                          : grouped(tr(self), grad, offs);
+  }
+  return out;
+}
 Grads addmm_backward(const Saved& s, const Grads& g) {
   Scalar beta = s.scalar(3), alpha = s.scalar(4);
   return {s.need(0) ? maybe_multiply(g[0], beta) : Tensor(),
@@ -84,6 +108,13 @@ const Dims* dims_arg(const Saved& s, size_t i) {
 Grads sum_backward_all(const Saved& s, const Grads& g) { return {expand(g[0], s.meta(0).sizes)}; }
 Grads sum_dim_backward(const Saved& s, const Grads& g) {
   return {sum_backward(g[0], s.meta(0).sizes, dims_arg(s, 1), s.to_bool(2))};
+}
+// nansum(self, dim, keepdim, dtype): sum's gradient (in self's dtype) where self is not NaN.
+Grads nansum_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  Tensor grad = call_tensor("aten::_to_copy", {V(g[0]), Value::of_dtype(self->dtype())});
+  Tensor kept = call_tensor("aten::logical_not", {V(call_tensor("aten::isnan", {V(self)}))});
+  return {mul(sum_backward(grad, s.meta(0).sizes, dims_arg(s, 1), s.to_bool(2)), kept)};
 }
 Grads mean_backward_all(const Saved& s, const Grads& g) {
   return {div(expand(g[0], s.meta(0).sizes), Scalar::from_int(numel_of(s.meta(0).sizes)))};
@@ -193,6 +224,8 @@ TN_REGISTER_DERIVATIVE("aten::split.Tensor", {"SplitBackward0", {0}, {}, false, 
 TN_REGISTER_DERIVATIVE("aten::mm", {"MmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, mm_backward});
 TN_REGISTER_DERIVATIVE("aten::addmm",
                        {"AddmmBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, false, addmm_backward});
+TN_REGISTER_DERIVATIVE("aten::_grouped_mm", {"GroupedMmBackward0", {0, 1}, {{1, 0}, {0, 1}, {2}},
+                                             false, grouped_mm_backward});
 TN_REGISTER_DERIVATIVE("aten::bmm",
                        {"BmmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, bmm_backward});
 TN_REGISTER_DERIVATIVE("aten::t", {"TBackward0", {0}, {}, false, t_backward});
@@ -211,6 +244,7 @@ TN_REGISTER_DERIVATIVE("aten::sum", {"SumBackward0", {0}, {}, false, sum_backwar
 TN_REGISTER_DERIVATIVE("aten::sum.dim_IntList",
                        {"SumBackward1", {0}, {}, false, sum_dim_backward});
 TN_REGISTER_DERIVATIVE("aten::mean", {"MeanBackward0", {0}, {}, false, mean_backward_all});
+TN_REGISTER_DERIVATIVE("aten::nansum", {"NansumBackward0", {0}, {{0}}, 0, nansum_backward});
 TN_REGISTER_DERIVATIVE("aten::mean.dim", {"MeanBackward1", {0}, {}, false, mean_dim_backward});
 TN_REGISTER_DERIVATIVE("aten::_softmax", {"SoftmaxBackward0", {0}, {}, true, softmax_backward});
 TN_REGISTER_DERIVATIVE("aten::_log_softmax",

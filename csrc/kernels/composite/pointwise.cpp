@@ -69,5 +69,27 @@ TN_REGISTER_COMPOSITE("aten::__ior__.Scalar", ops::forward_to<kIOrS>);
 TN_REGISTER_COMPOSITE("aten::__ixor__.Tensor", ops::forward_to<kIXorT>);
 TN_REGISTER_COMPOSITE("aten::__ixor__.Scalar", ops::forward_to<kIXorS>);
 
+// floor_divide(self, other) and its Scalar, out= and in-place overloads: upstream's div with
+// rounding_mode="floor" (the argument put before out=, where div's schemas take it).
+template <const char* kDiv>
+void floor_divide(Call& c) {
+  std::vector<Value> args{c.arg(0), c.arg(1)};
+  Value floor;
+  floor.tag = Value::Tag::String;
+  floor.str = "floor";
+  args.push_back(std::move(floor));
+  for (size_t i = 2; i < c.args.size(); ++i) args.push_back(c.arg(i));  // out=
+  for (Value& v : call(kDiv, std::move(args))) c.ret(std::move(v));
+}
+constexpr char kDivTM[] = "aten::div.Tensor_mode", kDivSM[] = "aten::div.Scalar_mode";
+constexpr char kDivOutM[] = "aten::div.out_mode", kDivSMOut[] = "aten::div.Scalar_mode_out";
+constexpr char kDivTM_[] = "aten::div_.Tensor_mode", kDivSM_[] = "aten::div_.Scalar_mode";
+TN_REGISTER_COMPOSITE("aten::floor_divide", floor_divide<kDivTM>);
+TN_REGISTER_COMPOSITE("aten::floor_divide.Scalar", floor_divide<kDivSM>);
+TN_REGISTER_COMPOSITE("aten::floor_divide.out", floor_divide<kDivOutM>);
+TN_REGISTER_COMPOSITE("aten::floor_divide.Scalar_out", floor_divide<kDivSMOut>);
+TN_REGISTER_COMPOSITE("aten::floor_divide_.Tensor", floor_divide<kDivTM_>);
+TN_REGISTER_COMPOSITE("aten::floor_divide_.Scalar", floor_divide<kDivSM_>);
+
 }  // namespace
 }  // namespace tn

@@ -1,6 +1,7 @@
-// In-place random samplers on dense CPU tensors: uniform_, normal_, random_ (three overloads),
-// bernoulli_ (.float, .Tensor). They draw from the MT19937 generator in upstream's order and
-// with its arithmetic, so a seeded sequence gives upstream's bits. Factories: random_factories.cpp.
+// In-place random samplers on dense CPU tensors: uniform_, exponential_, normal_, random_ (three
+// overloads), bernoulli_ (.float, .Tensor). They draw from the MT19937 generator in upstream's
+// order and with its arithmetic, so a seeded sequence gives upstream's bits. Factories:
+// random_factories.cpp.
 #include "kernels/cpu/random.h"
 
 #include <immintrin.h>
@@ -83,11 +84,8 @@ A madd(A a, A b, A c) {
   return fused ? std::fma(a, b, c) : a * b + c;
 }
 
-// Uniform in [0, 1): the low 24 bits of one word (float) or low 53 bits of random64 (double).
+// Uniform in [0, 1): the low 24 bits of one word (float); uniform53 (random.h) for double.
 float uniform24(Generator& g) { return static_cast<float>(g.random() & 0xFFFFFFu) * 0x1p-24f; }
-double uniform53(Generator& g) {
-  return static_cast<double>(g.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
-}
 
 template <typename T> constexpr bool is_reduced_v = std::is_same_v<T, Half> ||
                                                     std::is_same_v<T, BFloat16>;
@@ -195,6 +193,40 @@ void uniform_cpu(Call& c) {
     });
   }
   c.ret(self);
+}
+
+// ------------------------------------------------------------------------------ exponential_
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None): per element, in
+// iterator order, one double uniform u and (-1 / lambd) * log1p(-u) in double (the scalar
+// log1p, as upstream's serial kernel), then cast to the dtype.
+void exponential_cpu(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const double lambd = c.to_double(1);
+  Generator& g = generator_arg(c, 2);
+  const std::string& key = c.key();
+  TN_CHECK(lambd > 0.0 && !std::isinf(lambd) && !std::isnan(lambd),
+           "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  TN_CHECK(is_floating(self->dtype()), "Exponential distribution is a continuous probability "
+           "distribution. dtype must be a floating point but you specified ",
+           upstream_name(self->dtype()));
+  dispatch_floating(self->dtype(), "exponential_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    if (self->numel() == 0) return;
+    std::lock_guard<std::mutex> lock(g.mutex);
+    const double scale = -1.0 / lambd;
+    fill_in_order<T>(self, key.c_str(),
+                     [&] { return from_double<T>(scale * std::log1p(-uniform53(g))); });
+  });
+  c.ret(self);
+}
+
+// exponential_ on meta: the lambda check alone.
+void exponential_meta(Call& c) {
+  const double lambd = c.to_double(1);
+  TN_CHECK(lambd > 0.0 && !std::isinf(lambd) && !std::isnan(lambd),
+           "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  c.ret(c.tensor(0));
 }
 
 // ----------------------------------------------------------------------------------- normal_
@@ -643,6 +675,8 @@ void normal_meta(Call& c) {
 
 TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
 TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
+TN_REGISTER_KERNEL("aten::exponential_", DenseCPU, exponential_cpu);
+TN_REGISTER_KERNEL("aten::exponential_", Meta, exponential_meta);
 TN_REGISTER_KERNEL("aten::normal_", DenseCPU, normal_cpu);
 TN_REGISTER_KERNEL("aten::normal_", Meta, normal_meta);
 TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_cpu);

@@ -170,6 +170,22 @@ constexpr char kSumDim[] = "aten::sum.dim_IntList";
 constexpr char kMeanDim[] = "aten::mean.dim";
 constexpr char kProdDim[] = "aten::prod.dim_int";
 TN_REGISTER_COMPOSITE("aten::sum.IntList_out", dims_dtype_out<kSumDim>);
+// nansum(self, dim?, keepdim, *, dtype?): sum with each NaN read as 0 (upstream's cascade sum
+// with NaN skipped, the same fold over the same values); integers are summed as they are.
+void nansum(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(!info(self->dtype()).is_complex, "nansum does not support complex inputs");
+  Value x = c.arg(0);
+  if (is_floating(self->dtype())) {
+    Tensor nan = call_tensor("aten::isnan", {c.arg(0)});
+    x = Value::of(call_tensor("aten::masked_fill.Scalar",
+                              {c.arg(0), Value::of(nan), Value::of_scalar(Scalar::from_int(0))}));
+  }
+  c.ret(call_tensor(kSumDim, {x, c.arg(1), c.arg(2), c.arg(3)}));
+}
+constexpr char kNansum[] = "aten::nansum";
+TN_REGISTER_COMPOSITE("aten::nansum", nansum);
+TN_REGISTER_COMPOSITE("aten::nansum.out", dims_dtype_out<kNansum>);
 // mean.out: the input (or dtype=) must be floating before out's dtype is looked at, as upstream.
 void mean_out(Call& c) {
   mean_dtype(c.tensor(0), c.optional_dtype(3));
