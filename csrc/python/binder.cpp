@@ -238,19 +238,6 @@ bool as_scalar(PyObject* o, Scalar* s) {
   return false;
 }
 
-bool as_dtype(PyObject* o, ScalarType* t) {
-  if (is_dtype(o)) {
-    *t = dtype_of(o);
-    return true;
-  }
-  // Python's own types name dtypes too: float -> float64, int -> int64, bool -> bool.
-  if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) *t = ScalarType::Double;
-  else if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) *t = ScalarType::Long;
-  else if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) *t = ScalarType::Bool;
-  else return false;
-  return true;
-}
-
 bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
 
 // n Python ints as an int list, into a fresh slot.
@@ -542,9 +529,19 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
 namespace {
 
 // The Python-visible name of argument a (functions call `self` `input`).
+// A keyword names argument a: its schema name, or (Python-facing) upstream's spellings: self
+// as `input` when it comes first, and numpy's names (dim as axis, keepdim as keepdims, input as
+// x, a or x1, other as x2).
 bool name_matches(const Argument& a, const char* kw, bool schema_names, bool is_first) {
   if (std::strcmp(a.name.c_str(), kw) == 0) return true;
-  return !schema_names && is_first && a.name == "self" && std::strcmp(kw, "input") == 0;
+  if (schema_names) return false;
+  const bool input = a.name == "input" || (is_first && a.name == "self");
+  if (is_first && a.name == "self" && std::strcmp(kw, "input") == 0) return true;
+  if (a.name == "dim") return std::strcmp(kw, "axis") == 0;
+  if (a.name == "keepdim") return std::strcmp(kw, "keepdims") == 0;
+  if (a.name == "other") return std::strcmp(kw, "x2") == 0;
+  return input && (std::strcmp(kw, "x") == 0 || std::strcmp(kw, "a") == 0 ||
+                   std::strcmp(kw, "x1") == 0);
 }
 
 struct Bound {

@@ -20,6 +20,16 @@ enum class MemoryFormat : int8_t { Contiguous, ChannelsLast, ChannelsLast3d, Pre
 
 inline bool is_dtype(PyObject* o) { return Py_TYPE(o) == &DtypeType; }
 inline ScalarType dtype_of(PyObject* o) { return reinterpret_cast<DtypeObject*>(o)->scalar_type; }
+// A dtype argument as upstream's parser reads one: a torch.dtype, or Python's own types
+// (float -> float64, int -> int64, bool -> bool).
+inline bool as_dtype(PyObject* o, ScalarType* t) {
+  if (is_dtype(o)) *t = dtype_of(o);
+  else if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) *t = ScalarType::Double;
+  else if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) *t = ScalarType::Long;
+  else if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) *t = ScalarType::Bool;
+  else return false;
+  return true;
+}
 PyObject* dtype_object(ScalarType t);  // borrowed
 PyObject* strided_layout();            // borrowed
 PyObject* memory_format_object(MemoryFormat f);  // borrowed

@@ -5,6 +5,8 @@
 // a plain tuple, as upstream's.
 #include "python/return_types.h"
 
+#include <structmember.h>
+
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,6 +55,30 @@ std::string type_name(const FunctionSchema& s) {
   return out ? name + "_out" : name;
 }
 
+// repr as upstream's: "torch.return_types.max(\nvalues=...,\nindices=...)", a field per line.
+PyObject* fields_repr(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  std::string out = std::string(type->tp_name) + "(";
+  const Py_ssize_t n = PyTuple_GET_SIZE(self);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* r = PyObject_Repr(PyTuple_GET_ITEM(self, i));
+    if (!r) return nullptr;
+    const char* text = PyUnicode_AsUTF8(r);
+    if (!text) {
+      Py_DECREF(r);
+      return nullptr;
+    }
+    out += "\n";
+    out += type->tp_members[i].name;
+    out += "=";
+    out += text;
+    if (i + 1 < n) out += ",";
+    Py_DECREF(r);
+  }
+  out += ")";
+  return PyUnicode_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
+}
+
 PyTypeObject* make_type(const std::string& name, const FunctionSchema& s) {
   // The field names and the type's name must outlive the type.
   auto* fields = new std::vector<PyStructSequence_Field>();
@@ -62,7 +88,12 @@ PyTypeObject* make_type(const std::string& name, const FunctionSchema& s) {
   auto* qualname = new std::string("torch.return_types." + name);
   auto* desc = new PyStructSequence_Desc{qualname->c_str(), nullptr, fields->data(),
                                          static_cast<int>(s.returns.size())};
-  return PyStructSequence_NewType(desc);
+  PyTypeObject* t = PyStructSequence_NewType(desc);
+  if (t) {
+    t->tp_repr = fields_repr;
+    PyType_Modified(t);
+  }
+  return t;
 }
 
 }  // namespace

@@ -84,8 +84,10 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
       ++i;
       device_slot = true;
     }
-    if (i < n && is_dtype(PyTuple_GET_ITEM(args, i))) {
-      t.dtype = dtype_of(PyTuple_GET_ITEM(args, i++));
+    ScalarType positional;
+    if (i < n && as_dtype(PyTuple_GET_ITEM(args, i), &positional)) {
+      t.dtype = positional;
+      ++i;
     } else if (device_slot && i < n && PyTuple_GET_ITEM(args, i) == Py_None) {
       ++i;
     } else if (device_slot && i < n) {  // after a device, the second place is the dtype's
@@ -107,8 +109,9 @@ bool parse_to_args(PyObject* args, PyObject* kwargs, Target& t, PyObject** memor
       const char* k = PyUnicode_AsUTF8(key);
       if (std::strcmp(k, "dtype") == 0) {
         if (value == Py_None) continue;
-        if (!is_dtype(value)) return bad("dtype must be a torch.dtype");
-        t.dtype = dtype_of(value);
+        ScalarType named;
+        if (!as_dtype(value, &named)) return bad("dtype must be a torch.dtype");
+        t.dtype = named;
       } else if (std::strcmp(k, "device") == 0) {
         if (value == Py_None) continue;
         Device d;

@@ -311,11 +311,12 @@ struct Options {
 
 bool parse_options(PyObject* dtype, PyObject* device, PyObject* requires_grad, Options* o) {
   if (dtype && dtype != Py_None) {
-    if (!is_dtype(dtype)) {
+    ScalarType t;
+    if (!as_dtype(dtype, &t)) {
       PyErr_Format(PyExc_TypeError, "dtype must be a torch.dtype, not %s", Py_TYPE(dtype)->tp_name);
       return false;
     }
-    o->dtype = dtype_of(dtype);
+    o->dtype = t;
   }
   if (device && device != Py_None) {
     Device d;
