@@ -385,6 +385,21 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v);
 
 // v is a fresh (None) slot: the kinds below set only their own fields. Also records the argument
 // a too-wide int first came in (Note [Ints past int64]).
+// torch.storage.TypedStorage (borrowed; cached once torch.storage is imported), or null.
+PyObject* typed_storage_class() {
+  static PyObject* cls = nullptr;
+  if (cls) return cls;
+  PyObject* mod = PyImport_ImportModule("torch.storage");
+  if (!mod) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  cls = PyObject_GetAttrString(mod, "TypedStorage");
+  Py_DECREF(mod);
+  if (!cls) PyErr_Clear();
+  return cls;
+}
+
 bool to_value(PyObject* o, const Argument& arg, Value* v) {
   WideInt before = t_wide.kind;
   bool ok = to_value_of(o, arg, v);
@@ -507,7 +522,25 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
     return true;
   }
     case TypeKind::Storage: {
-    if (!is_storage(o)) return false;
+    // A torch.TypedStorage (what Tensor.__deepcopy__ and the legacy loaders pass) binds as the
+    // untyped storage it wraps, as upstream's parser takes it.
+    if (!is_storage(o)) {
+      PyObject* typed = typed_storage_class();
+      if (!typed || PyObject_IsInstance(o, typed) != 1) {
+        PyErr_Clear();
+        return false;
+      }
+      PyObject* u = PyObject_GetAttrString(o, "_untyped_storage");
+      bool ok = u && is_storage(u);
+      if (ok) v->storage = storage_of(u);
+      Py_XDECREF(u);
+      if (!ok) {
+        PyErr_Clear();
+        return false;
+      }
+      v->tag = Value::Tag::Storage;
+      return true;
+    }
     v->tag = Value::Tag::Storage;
     v->storage = storage_of(o);
     return true;

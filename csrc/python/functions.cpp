@@ -316,6 +316,52 @@ PyObject* group_tensors_by_device_and_dtype(PyObject*, PyObject* args) {
   return out;
 }
 
+// _has_storage(tensor): whether the tensor has a storage to pickle (every tensor of ours does;
+// upstream's sparse and nested tensors, which we have not, do not).
+PyObject* has_storage(PyObject*, PyObject* arg) {
+  if (!is_tensor(arg)) {
+    PyErr_Format(PyExc_TypeError, "_has_storage(): expected a Tensor, got %s",
+                 Py_TYPE(arg)->tp_name);
+    return nullptr;
+  }
+  return PyBool_FromLong(impl_of(arg)->storage().get() != nullptr);
+}
+
+// _get_tensor_metadata(tensor): the conj and neg bits that are set, as a dict. We keep neither
+// bit (no lazy conjugate or negative views), so the dict is always empty.
+PyObject* get_tensor_metadata(PyObject*, PyObject* arg) {
+  if (!is_tensor(arg)) {
+    PyErr_Format(PyExc_TypeError, "_get_tensor_metadata(): expected a Tensor, got %s",
+                 Py_TYPE(arg)->tp_name);
+    return nullptr;
+  }
+  return PyDict_New();
+}
+
+// _set_tensor_metadata(tensor, dict): sets the bits named true; refused by name, as we have
+// neither bit. False entries (or none) change nothing.
+PyObject* set_tensor_metadata(PyObject*, PyObject* args) {
+  PyObject *t, *meta;
+  if (!PyArg_ParseTuple(args, "OO!", &t, &PyDict_Type, &meta)) return nullptr;
+  if (!is_tensor(t)) {
+    PyErr_Format(PyExc_TypeError, "_set_tensor_metadata(): expected a Tensor, got %s",
+                 Py_TYPE(t)->tp_name);
+    return nullptr;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(meta, &pos, &key, &value)) {
+    int on = PyObject_IsTrue(value);
+    if (on < 0) return nullptr;
+    if (on) {
+      PyErr_Format(PyExc_NotImplementedError, "torchnative: tensor metadata %R (the conjugate "
+                   "and negative bits of lazy views) is not implemented", key);
+      return nullptr;
+    }
+  }
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kFunctions[] = {
     {"get_num_threads", get_num_threads, METH_NOARGS, nullptr},
     {"set_num_threads", set_num_threads, METH_O, nullptr},
@@ -333,6 +379,9 @@ PyMethodDef kFunctions[] = {
     {"_set_default_dtype", set_default_dtype_py, METH_O, nullptr},
     {"_group_tensors_by_device_and_dtype", group_tensors_by_device_and_dtype, METH_VARARGS,
      nullptr},
+    {"_has_storage", has_storage, METH_O, nullptr},
+    {"_get_tensor_metadata", get_tensor_metadata, METH_O, nullptr},
+    {"_set_tensor_metadata", set_tensor_metadata, METH_VARARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

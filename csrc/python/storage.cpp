@@ -1,12 +1,14 @@
 // torch._C.StorageBase (the base of torch.UntypedStorage): a Python view of a core Storage.
 // Enough for checkpoints: from_file (mmap, as safetensors' loader uses), byte indexing and
 // slicing (a slice shares memory), nbytes/data_ptr/device/_cdata, resize_, and
-// Tensor.untyped_storage(). Saving and shared-memory transport refuse by name for now.
+// Tensor.untyped_storage(), the legacy format's _write_file/_set_from_file (pickle and deepcopy
+// of tensors). Shared-memory transport refuses by name for now.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "python/device.h"
@@ -222,9 +224,187 @@ PyObject* m_from_file(PyObject* cls, PyObject* args, PyObject* kwargs) {
   return wrap(s, type);
 }
 
+// The legacy (pre-zip) format's storage records, which pickle.dumps of a tensor and
+// copy.deepcopy of a module go through: an int64 element count (little-endian), then the bytes.
+// A "real file" is written and read through its descriptor, as upstream's; anything else
+// through write() and read().
+bool write_all_fd(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w, n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+bool write_py(PyObject* file, const char* p, size_t n) {
+  PyObject* r = PyObject_CallMethod(file, "write", "y#", p, static_cast<Py_ssize_t>(n));
+  Py_XDECREF(r);
+  return r != nullptr;
+}
+
+// _write_file(file, is_real_file, save_size, element_size)
+PyObject* m_write_file(PyObject* self, PyObject* args) {
+  PyObject *file, *real, *save_size;
+  unsigned long long element_size;
+  if (!PyArg_ParseTuple(args, "OOOK:_write_file", &file, &real, &save_size, &element_size))
+    return nullptr;
+  StorageImpl* st = S(self);
+  if (st->device().type != DeviceType::CPU) {
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: _write_file of a storage on %s",
+                 st->device().str().c_str());
+    return nullptr;
+  }
+  if (element_size == 0) {
+    PyErr_SetString(PyExc_RuntimeError, "_write_file: element size must be positive");
+    return nullptr;
+  }
+  const size_t nbytes = st->nbytes();
+  if (!st->data() && nbytes != 0) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Attempted to call _write_file() on an invalid python storage.");
+    return nullptr;
+  }
+  int64_t numel = static_cast<int64_t>(nbytes / element_size);
+  const char* data = static_cast<const char*>(st->data());
+  if (real == Py_True) {
+    int fd = PyObject_AsFileDescriptor(file);
+    if (fd < 0) return nullptr;
+    bool ok = true;
+    Py_BEGIN_ALLOW_THREADS
+    ok = (save_size != Py_True || write_all_fd(fd, reinterpret_cast<const char*>(&numel), 8)) &&
+         write_all_fd(fd, data, nbytes);
+    Py_END_ALLOW_THREADS
+    if (!ok) return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+  }
+  if (save_size == Py_True && !write_py(file, reinterpret_cast<const char*>(&numel), 8))
+    return nullptr;
+  if (nbytes > 0 && !write_py(file, data, nbytes)) return nullptr;
+  Py_RETURN_NONE;
+}
+
+// Reads exactly n bytes into dst from file's read() (false with a Python error set otherwise).
+bool read_py(PyObject* file, char* dst, size_t n) {
+  PyObject* b = PyObject_CallMethod(file, "read", "n", static_cast<Py_ssize_t>(n));
+  if (!b) return false;
+  char* p;
+  Py_ssize_t got;
+  if (PyBytes_AsStringAndSize(b, &p, &got) != 0) {
+    Py_DECREF(b);
+    return false;
+  }
+  bool ok = static_cast<size_t>(got) == n;
+  if (ok) std::memcpy(dst, p, n);
+  Py_DECREF(b);
+  if (!ok) PyErr_SetString(PyExc_RuntimeError, "unexpected EOF, expected more bytes. The file "
+                           "might be corrupted.");
+  return ok;
+}
+bool read_all_fd(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// _set_from_file(file, offset, is_real_file, element_size): fills this storage from a record
+// (its element count must give this storage's size); returns self.
+PyObject* m_set_from_file(PyObject* self, PyObject* args) {
+  PyObject *file, *offset, *real;
+  unsigned long long element_size;
+  if (!PyArg_ParseTuple(args, "OOOK:_set_from_file", &file, &offset, &real, &element_size))
+    return nullptr;
+  StorageImpl* st = S(self);
+  if (st->device().type != DeviceType::CPU) {
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: _set_from_file into a storage on %s",
+                 st->device().str().c_str());
+    return nullptr;
+  }
+  char* data = static_cast<char*>(st->data());
+  int64_t numel = 0;
+  auto check_size = [&]() {
+    unsigned long long want = 0;
+    if (numel < 0 || __builtin_mul_overflow(static_cast<unsigned long long>(numel), element_size,
+                                            &want) || want != st->nbytes()) {
+      PyErr_Format(PyExc_RuntimeError, "storage has wrong byte size: expected %lld got %zu",
+                   static_cast<long long>(numel) * static_cast<long long>(element_size),
+                   st->nbytes());
+      return false;
+    }
+    return true;
+  };
+  if (real != Py_True) {
+    if (offset != Py_None) {
+      PyErr_SetString(PyExc_RuntimeError, "_set_from_file: offset is NYI for filelike objects");
+      return nullptr;
+    }
+    if (!read_py(file, reinterpret_cast<char*>(&numel), 8) || !check_size()) return nullptr;
+    if (st->nbytes() > 0 && !read_py(file, data, st->nbytes())) return nullptr;
+    return Py_NewRef(self);
+  }
+  int fd = PyObject_AsFileDescriptor(file);
+  if (fd < 0) return nullptr;
+  const off_t original = lseek(fd, 0, SEEK_CUR);
+  if (offset != Py_None) {
+    long long at = PyLong_AsLongLong(offset);
+    if (at == -1 && PyErr_Occurred()) return nullptr;
+    lseek(fd, static_cast<off_t>(at), SEEK_SET);
+  }
+  bool ok = read_all_fd(fd, reinterpret_cast<char*>(&numel), 8);
+  if (ok && !check_size()) return nullptr;
+  if (ok) {
+    Py_BEGIN_ALLOW_THREADS
+    ok = read_all_fd(fd, data, st->nbytes());
+    Py_END_ALLOW_THREADS
+  }
+  if (!ok) {
+    PyErr_SetString(PyExc_RuntimeError, "unexpected EOF, expected more bytes. The file might be "
+                    "corrupted.");
+    return nullptr;
+  }
+  const off_t now = lseek(fd, 0, SEEK_CUR);
+  lseek(fd, original, SEEK_SET);
+  PyObject* r = PyObject_CallMethod(file, "seek", "Li", static_cast<long long>(now), 0);
+  if (!r) return nullptr;
+  Py_DECREF(r);
+  return Py_NewRef(self);
+}
+
+// copy_(src, non_blocking=False): src's bytes into this storage, of the same size (CPU).
+PyObject* m_copy(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"src", "non_blocking", nullptr};
+  PyObject* src;
+  int non_blocking = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:copy_", const_cast<char**>(kw), &src,
+                                   &non_blocking))
+    return nullptr;
+  if (!PyObject_TypeCheck(src, &StorageBaseType)) {
+    PyErr_Format(PyExc_TypeError, "copy_(): expected a storage, got %s", Py_TYPE(src)->tp_name);
+    return nullptr;
+  }
+  StorageImpl *dst = S(self), *from = S(src);
+  if (dst->nbytes() != from->nbytes()) {
+    PyErr_Format(PyExc_RuntimeError, "size does not match, self was %zu bytes but src was %zu "
+                 "bytes", dst->nbytes(), from->nbytes());
+    return nullptr;
+  }
+  if (dst->device().type != DeviceType::CPU || from->device().type != DeviceType::CPU) {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "torchnative: storage copy_ between devices other than the CPU");
+    return nullptr;
+  }
+  if (dst->nbytes() > 0 && dst->data() != from->data())
+    std::memmove(dst->data(), from->data(), dst->nbytes());
+  return Py_NewRef(self);
+}
+
 PyObject* m_refuse(PyObject*, PyObject*) {
   PyErr_SetString(PyExc_NotImplementedError,
-                  "this storage method (serialisation or shared memory) is not implemented by "
+                  "this storage method (shared memory) is not implemented by "
                   "torchnative yet");
   return nullptr;
 }
@@ -238,7 +418,9 @@ PyMethodDef storage_methods[] = {
     {"resize_", m_resize, METH_O, nullptr},
     {"from_file", reinterpret_cast<PyCFunction>(m_from_file),
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, nullptr},
-    {"_write_file", m_refuse, METH_VARARGS, nullptr},
+    {"_write_file", m_write_file, METH_VARARGS, nullptr},
+    {"_set_from_file", m_set_from_file, METH_VARARGS, nullptr},
+    {"copy_", reinterpret_cast<PyCFunction>(m_copy), METH_VARARGS | METH_KEYWORDS, nullptr},
     {"_share_filename_cpu_", m_refuse, METH_VARARGS, nullptr},
     {"_share_fd_cpu_", m_refuse, METH_VARARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};

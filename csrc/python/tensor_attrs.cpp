@@ -193,6 +193,9 @@ PyObject* get_mT(PyObject* self, void*) {
 }  // namespace
 
 PyGetSetDef kTensorGetSet[] = {
+    // The instance dict (tp_dictoffset) as an attribute, as a Python class's own would be:
+    // torch.Tensor's deepcopy and pickling read and clear entries of it.
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
     {"shape", get_shape, nullptr, nullptr, nullptr},
     {"dtype", get_dtype, nullptr, nullptr, nullptr},
     {"device", get_device, nullptr, nullptr, nullptr},
