@@ -137,6 +137,34 @@ def written(dtype):
         "aten._grouped_mm.default": (
             (torch.randn(6, 4, generator=gen), torch.randn(3, 4, 8, generator=gen),
              torch.tensor([2, 2, 6], dtype=torch.int32)), {}),
+        # Interpolation (float32; upstream's kernels refuse integers but uint8 nearest): a
+        # 1x2x5 signal and a 1x2x4x5 image resized to 7 and to 6x7, and their backward kernels.
+        "aten.upsample_nearest1d.default": ((torch.randn(1, 2, 5, generator=gen), [7]), {}),
+        "aten.upsample_nearest1d_backward.default": (
+            (torch.randn(1, 2, 7, generator=gen), [7], [1, 2, 5]), {}),
+        "aten.upsample_nearest2d.default": ((torch.randn(1, 2, 4, 5, generator=gen), [6, 7]), {}),
+        "aten.upsample_nearest2d.vec": (
+            (torch.randn(1, 2, 4, 5, generator=gen), None, [1.5, 2.0]), {}),
+        "aten.upsample_nearest2d_backward.default": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5]), {}),
+        "aten.upsample_linear1d.default": (
+            (torch.randn(1, 2, 5, generator=gen), [7], False), {}),
+        "aten.upsample_linear1d_backward.default": (
+            (torch.randn(1, 2, 7, generator=gen), [7], [1, 2, 5], True), {}),
+        "aten.upsample_bilinear2d.default": (
+            (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], False), {}),
+        "aten.upsample_bilinear2d_backward.default": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], False), {}),
+        "aten.upsample_bicubic2d.default": (
+            (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], True), {}),
+        "aten.upsample_bicubic2d_backward.default": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], True), {}),
+        # col2im of 2x2 blocks of two channels (8 rows) over a 4x5 output: 3 x 4 = 12 blocks.
+        "aten.col2im.default": (
+            (torch.randn(1, 8, 12, generator=gen), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), {}),
+        # The gradient under a mask, padded with zeros to 12 elements.
+        "aten.masked_scatter_backward.default": (
+            (torch.randn(3, 4, generator=gen), torch.randn(3, 4, generator=gen) > 0, [12]), {}),
         "aten.where.Scalar": ((a > 2, 1.5, 0.5), {}),
         "aten.where.ScalarOther": ((a > 2, a, 0.5), {}),
         "aten.where.ScalarSelf": ((a > 2, 0.5, a), {}),

@@ -143,6 +143,26 @@ Grads index_add_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// masked_scatter(self, mask, source): self: grad with zeros under the mask; source:
+// masked_scatter_backward(grad, mask, source's sizes).
+Grads masked_scatter_grad(const Saved& s, const Grads& g) {
+  Tensor gs, gsrc;
+  if (s.need(0))
+    gs = call_tensor("aten::masked_fill.Scalar", {V(g[0]), V(s.tensor(1)),
+                                                  Value::of_scalar(Scalar::from_int(0))});
+  if (s.need(1))
+    gsrc = call_tensor("aten::masked_scatter_backward", {V(g[0]), V(s.tensor(1)),
+                                                         Value::of_ints(s.meta(1).sizes)});
+  return {gs, gsrc};
+}
+// masked_scatter_backward(grad_output, mask, sizes): zeros_like(grad_output) with grad scattered
+// under the mask.
+Grads masked_scatter_backward_grad(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(0);
+  Tensor z = d::zeros(m.sizes, m.dtype, m.device);
+  return {call_tensor("aten::masked_scatter", {V(z), V(s.tensor(1)), V(g[0])})};
+}
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::gather", {"GatherBackward0", {0}, {{2}}, 0, gather_backward});
@@ -157,5 +177,11 @@ TN_REGISTER_DERIVATIVE("aten::scatter_reduce.two",
                         scatter_reduce_backward});
 TN_REGISTER_DERIVATIVE("aten::index_add",
                        {"IndexAddBackward0", {0, 3}, {{2}}, 0, index_add_backward});
+
+TN_REGISTER_DERIVATIVE("aten::masked_scatter",
+                       {"MaskedScatterBackward0", {0, 2}, {{1}}, 0, masked_scatter_grad});
+TN_REGISTER_DERIVATIVE("aten::masked_scatter_backward",
+                       {"MaskedScatterBackwardBackward0", {0}, {{1}}, 0,
+                        masked_scatter_backward_grad});
 
 }  // namespace tn::autograd

@@ -126,6 +126,32 @@ Grads hardtanh_backward_backward(const Saved& s, const Grads& g) {
           s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
 }
 
+// hardsigmoid: hardsigmoid_backward(grad, self) (which upstream does not differentiate).
+Grads hardsigmoid_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::hardsigmoid_backward", {V(g[0]), V(s.tensor(0))})};
+}
+// hardswish: hardswish_backward(grad, self).
+Grads hardswish_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::hardswish_backward", {V(g[0]), V(s.tensor(0))})};
+}
+// hardswish_backward(go, self): go: hardswish_backward(grad, self); self: grad * go / 3 where
+// -3 < self < 3, else 0.
+Grads hardswish_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& x = s.tensor(1);
+  Tensor gself;
+  if (s.need(1)) {
+    Tensor above = call_tensor("aten::gt.Scalar", {V(x), S(Scalar::from_double(-3.0))});
+    Tensor below = call_tensor("aten::lt.Scalar", {V(x), S(Scalar::from_double(3.0))});
+    Tensor inside = call_tensor("aten::logical_and", {V(above), V(below)});
+    Tensor v = div(mul(g[0], s.tensor(0)), Scalar::from_double(3.0));
+    Tensor zero = call_tensor("aten::zeros", {Value::of_ints({}), Value::of_dtype(x->dtype()),
+                                              Value{}, Value::of_device(x->device())});
+    gself = call_tensor("aten::where.self", {V(inside), V(v), V(zero)});
+  }
+  return {s.need(0) ? call_tensor("aten::hardswish_backward", {V(g[0]), V(x)}) : Tensor(),
+          gself};
+}
+
 // relu: upstream's threshold_backward(grad, result, 0).
 Grads relu_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::threshold_backward",
@@ -252,6 +278,12 @@ TN_REGISTER_DERIVATIVE("aten::softplus_backward",
                        {"SoftplusBackwardBackward0", {0, 1}, {{0, 1}, {1}}, 0,
                         softplus_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::hardtanh", {"HardtanhBackward0", {0}, {{0}}, 0, hardtanh_backward});
+TN_REGISTER_DERIVATIVE("aten::hardsigmoid",
+                       {"HardsigmoidBackward0", {0}, {{0}}, 0, hardsigmoid_backward});
+TN_REGISTER_DERIVATIVE("aten::hardswish", {"HardswishBackward0", {0}, {{0}}, 0, hardswish_backward});
+TN_REGISTER_DERIVATIVE("aten::hardswish_backward",
+                       {"HardswishBackwardBackward0", {0, 1}, {{0, 1}, {1}}, 0,
+                        hardswish_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::hardtanh_backward",
                        {"HardtanhBackwardBackward0", {0, 1}, {{1}}, 0,
                         hardtanh_backward_backward});

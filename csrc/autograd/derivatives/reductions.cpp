@@ -162,6 +162,20 @@ Grads sort_stable_backward(const Saved& s, const Grads& g) {
 Grads topk_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, -1); }
 Grads kthvalue_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, 3); }
 
+// logsumexp(self, dim, keepdim): upstream's logsumexp_backward, grad * exp(self - result), the
+// reduced dims put back first unless kept.
+Grads logsumexp_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  Tensor grad = g[0], result = s.result(0);
+  const int64_t n = self->dim();
+  if (!s.to_bool(2) && n != 0) {
+    Dims dims = wrapped_dims(s.ints(1), n);
+    grad = unsqueeze_dims(grad, dims, n);
+    result = unsqueeze_dims(result, dims, n);
+  }
+  return {mul(grad, op1("aten::exp", op2("aten::sub.Tensor", self, result)))};
+}
+
 // max() / min(), the whole tensor: upstream's evenly_distribute_backward, grad / count at
 // every element equal to the result (NaN counting as equal to a NaN result), 0 elsewhere.
 Grads evenly_backward(const Saved& s, const Grads& g) {
@@ -279,6 +293,8 @@ TN_REGISTER_DERIVATIVE("aten::sort.stable",
 TN_REGISTER_DERIVATIVE("aten::topk", {"TopkBackward0", {0}, {}, 2, topk_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::kthvalue",
                        {"KthvalueBackward0", {0}, {}, 2, kthvalue_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::logsumexp",
+                       {"LogsumexpBackward0", {0}, {{0}}, 1, logsumexp_backward});
 TN_REGISTER_DERIVATIVE("aten::max", {"MaxBackward1", {0}, {{0}}, 1, evenly_backward});
 TN_REGISTER_DERIVATIVE("aten::min", {"MinBackward1", {0}, {{0}}, 1, evenly_backward});
 TN_REGISTER_DERIVATIVE("aten::var.correction",

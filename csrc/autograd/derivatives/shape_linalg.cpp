@@ -40,6 +40,30 @@ Grads grouped_mm_backward(const Saved& s, const Grads& g) {
   }
   return out;
 }
+// linalg_solve_triangular(A, B, *, upper, left, unitriangular): upstream's
+// linalg_solve_triangular_backward (real dtypes): gB solves A^T gB = grad (the other
+// triangle), gA = -gB X^T (left) or -X^T gB, kept to A's triangle (its strict part when unit).
+Grads solve_triangular_backward(const Saved& s, const Grads& g) {
+  const Tensor& A = s.tensor(0);
+  const Tensor& X = s.result(0);
+  const bool upper = s.to_bool(2), left = s.to_bool(3), unit = s.to_bool(4);
+  auto mt = [](const Tensor& x) { return transpose(x, -2, -1); };
+  Tensor gB = call_tensor("aten::linalg_solve_triangular",
+                          {V(mt(A)), V(g[0]), Value::of_bool(!upper), Value::of_bool(left),
+                           Value::of_bool(unit)});
+  Tensor gA;
+  if (s.need(0)) {
+    auto mm = [](const Tensor& a, const Tensor& b) {
+      return call_tensor("aten::matmul", {V(a), V(b)});
+    };
+    Tensor prod = left ? mm(gB, mt(X)) : mm(mt(X), gB);
+    prod = call_tensor("aten::neg", {V(prod)});
+    gA = upper ? call_tensor("aten::triu", {V(prod), Value::of_int(unit ? 1 : 0)})
+               : call_tensor("aten::tril", {V(prod), Value::of_int(unit ? -1 : 0)});
+  }
+  return {gA, s.need(1) ? gB : Tensor()};
+}
+
 Grads addmm_backward(const Saved& s, const Grads& g) {
   Scalar beta = s.scalar(3), alpha = s.scalar(4);
   return {s.need(0) ? maybe_multiply(g[0], beta) : Tensor(),
@@ -226,6 +250,9 @@ TN_REGISTER_DERIVATIVE("aten::addmm",
                        {"AddmmBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, false, addmm_backward});
 TN_REGISTER_DERIVATIVE("aten::_grouped_mm", {"GroupedMmBackward0", {0, 1}, {{1, 0}, {0, 1}, {2}},
                                              false, grouped_mm_backward});
+TN_REGISTER_DERIVATIVE("aten::linalg_solve_triangular",
+                       {"LinalgSolveTriangularBackward0", {0, 1}, {{0}}, 1,
+                        solve_triangular_backward});
 TN_REGISTER_DERIVATIVE("aten::bmm",
                        {"BmmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, bmm_backward});
 TN_REGISTER_DERIVATIVE("aten::t", {"TBackward0", {0}, {}, false, t_backward});

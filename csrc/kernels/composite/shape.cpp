@@ -361,6 +361,46 @@ void repeat(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::repeat", repeat);
 
+// tile(Tensor self, SymInt[] dims): repeat, with dims padded in front by 1s up to self's rank.
+void tile(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Dims reps = c.int_list(1);
+  if (static_cast<int64_t>(reps.size()) < self->dim())
+    reps.insert(reps.begin(), static_cast<size_t>(self->dim()) - reps.size(), 1);
+  c.ret(call_tensor("aten::repeat", {t(self), ints(reps)}));
+}
+TN_REGISTER_COMPOSITE("aten::tile", tile);
+
+// one_hot(Tensor self, int num_classes=-1): int64 indices (checked non-negative and below
+// num_classes, which -1 infers as max + 1) scattered as ones into int64 zeros with a last dim
+// of num_classes; an empty input needs num_classes.
+void one_hot(Call& c) {
+  const Tensor& self = c.tensor(0);
+  int64_t classes = c.to_int(1);
+  TN_CHECK(self->dtype() == ScalarType::Long,
+           "one_hot is only applicable to index tensor of type LongTensor.");
+  Dims shape = self->sizes();
+  if (self->numel() == 0) {
+    TN_CHECK(classes > 0, "Can not infer total number of classes from empty tensor.");
+    shape.push_back(classes);
+    return c.ret(empty(shape, ScalarType::Long, self->device()));
+  }
+  auto item = [](const Tensor& x) {
+    return call("aten::_local_scalar_dense", {t(x)})[0].scalar.to_int();
+  };
+  TN_CHECK(item(call_tensor("aten::min", {t(self)})) >= 0, "Class values must be non-negative.");
+  const int64_t top = item(call_tensor("aten::max", {t(self)}));
+  if (classes == -1) classes = top + 1;
+  else TN_CHECK(top < classes, "Class values must be smaller than num_classes.");
+  shape.push_back(classes);
+  Tensor out = call_tensor("aten::zeros", {ints(shape), Value::of_dtype(ScalarType::Long),
+                                           Value{}, Value::of_device(self->device())});
+  Tensor idx = call_tensor("aten::unsqueeze", {t(self), i64(-1)});
+  call("aten::scatter_.value", {t(out), i64(-1), t(idx), Value::of_scalar(Scalar::from_int(1))});
+  c.ret(out);
+}
+TN_REGISTER_COMPOSITE("aten::one_hot", one_hot);
+
 
 // One dim of roll: the last `shift` entries move to the front (two slices, concatenated).
 Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {

@@ -44,6 +44,8 @@ void load(Blas& b) {
   b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
   b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
+  b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
+  b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
   b.sgemm_batch = symbol<Blas::SgemmBatch>(lib, "cblas_sgemm_batch", path);
   b.dgemm_batch = symbol<Blas::DgemmBatch>(lib, "cblas_dgemm_batch", path);
@@ -79,6 +81,8 @@ void load(Blas& b) {
   b.dgemm = symbol<decltype(b.dgemm)>(lib, "cblas_dgemm", path);
   b.sdot = symbol<decltype(b.sdot)>(lib, "cblas_sdot", path);
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
+  b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
+  b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
   b.set_num_threads = symbol<void (*)(int)>(lib, "openblas_set_num_threads", path);
 }
 

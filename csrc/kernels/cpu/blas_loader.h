@@ -37,6 +37,9 @@ struct Blas {
   decltype(&cblas_dgemm) dgemm;
   decltype(&cblas_sdot) sdot;
   decltype(&cblas_ddot) ddot;
+  // Triangular solves (upstream's linalg.solve_triangular calls ?trsm).
+  decltype(&cblas_strsm) strsm;
+  decltype(&cblas_dtrsm) dtrsm;
   void (*set_num_threads)(int);
   // MKL's cblas_?gemm_batch (one group of equal-sized products; MKL_INT is int in the LP64
   // interface mkl_rt starts with), which upstream's bmm calls for float and double operands

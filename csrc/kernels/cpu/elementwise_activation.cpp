@@ -60,10 +60,11 @@ void ew_run_split_f32(const EwIter& it, FA&& arrays, FS&& scalar) {
   // sigmoid, silu and gelu: kernels upstream registers for AVX-512 too (ew_run_simd).
   const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
   bool vectorised = ew_detail::row_is_vectorised(it);
-  alignas(64) float tmp[ew_detail::kChunk];
   ew_detail::run_rows<float, float>(
       it, [&](float* o, const std::tuple<const float*>& in, int64_t m, int64_t i0, int64_t n,
               char* const*) {
+        // Scratch per call: run_rows hands chunks to several threads at once.
+        alignas(64) float tmp[ew_detail::kChunk];
         const float* x = std::get<0>(in);
         int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
         int64_t k = std::min(std::max<int64_t>(vec_end - i0, 0), m);
@@ -266,6 +267,47 @@ constexpr EwRule kHardtanhO = ew_rule(1, V::Out, D::Common, O::Same, check_hardt
 TN_REGISTER_ELEMENTWISE("aten::hardtanh", kHardtanh, hardtanh_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh_", kHardtanhI, hardtanh_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh.out", kHardtanhO, hardtanh_compute);
+
+// hardsigmoid(self) = min(max(self + 3, 0), 6) / 6, in float for the 16-bit floats.
+void check_hardsigmoid_dtype(const Call&, const EwSpec& s) {
+  check_floating(s, "hardsigmoid_cpu");
+}
+void hardsigmoid_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "hardsigmoid_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T>(it, [](A x) { return std::min(std::max(x + A(3), A(0)), A(6)) / A(6); });
+  });
+}
+constexpr EwRule kHardsigmoid =
+    ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_hardsigmoid_dtype);
+constexpr EwRule kHardsigmoidI =
+    ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_hardsigmoid_dtype);
+constexpr EwRule kHardsigmoidO =
+    ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_hardsigmoid_dtype);
+TN_REGISTER_ELEMENTWISE("aten::hardsigmoid", kHardsigmoid, hardsigmoid_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_", kHardsigmoidI, hardsigmoid_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardsigmoid.out", kHardsigmoidO, hardsigmoid_compute);
+
+// hardswish(self) = self * min(max(self + 3, 0), 6) / 6, in float for the 16-bit floats (the
+// steps of upstream's scalar and vector kernels, exact IEEE operations either way).
+void check_hardswish_dtype(const Call&, const EwSpec& s) { check_floating(s, "hardswish_cpu"); }
+void hardswish_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "hardswish_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T>(it, [](A x) { return x * std::min(std::max(x + A(3), A(0)), A(6)) / A(6); });
+  });
+}
+constexpr EwRule kHardswish =
+    ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_hardswish_dtype);
+constexpr EwRule kHardswishI =
+    ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_hardswish_dtype);
+constexpr EwRule kHardswishO =
+    ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_hardswish_dtype);
+TN_REGISTER_ELEMENTWISE("aten::hardswish", kHardswish, hardswish_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardswish_", kHardswishI, hardswish_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardswish.out", kHardswishO, hardswish_compute);
 
 }  // namespace
 }  // namespace tn

@@ -84,6 +84,29 @@ void hardtanh_backward_compute(EwIter& it, const Call& c) {
   });
 }
 
+// hardsigmoid_backward(grad_output, self): grad_output times 1/6 where -3 < self < 3, else 0;
+// the 1/6 is upstream's float constant (1.0f / 6.0f), in double too.
+void hardsigmoid_backward_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "hardsigmoid_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A sixth = static_cast<A>(1.0f / 6.0f);
+    ew_run<T, T, T>(it, [sixth](A g, A x) { return x > A(-3) && x < A(3) ? g * sixth : A(0); });
+  });
+}
+
+// hardswish_backward(grad_output, self): 0 up to -3, grad_output * (self / 3 + 0.5) below 3,
+// grad_output from 3 on (in float for the 16-bit floats).
+void hardswish_backward_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "hardswish_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T, T>(it, [](A g, A x) {
+      return x <= A(-3) ? A(0) : x < A(3) ? g * (x / A(3) + A(0.5)) : g;
+    });
+  });
+}
+
 // a * b + c fused as upstream's AVX2 build fuses it; apart where upstream's baseline build
 // (no FMA) runs.
 template <typename A>
@@ -194,6 +217,11 @@ TN_REGISTER_ELEMENTWISE("aten::softplus_backward", kBin, softplus_backward_compu
 TN_REGISTER_ELEMENTWISE("aten::softplus_backward.grad_input", kBinO, softplus_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward", kBin, hardtanh_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward.grad_input", kBinO, hardtanh_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_backward", kBin, hardsigmoid_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_backward.grad_input", kBinO,
+                        hardsigmoid_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardswish_backward", kBin, hardswish_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardswish_backward.out", kBinO, hardswish_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::threshold_backward", kBin, threshold_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::threshold_backward.grad_input", kBinO,
                         threshold_backward_compute);

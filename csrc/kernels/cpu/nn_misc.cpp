@@ -53,22 +53,26 @@ void check_p(double p) {
 // stays NaN); otherwise noise = empty_like(input).bernoulli_(1 - p) / (1 - p) and
 // input * noise, the noise drawn from the default generator in upstream's order (bernoulli_
 // is bit-exact, tests/ops/test_rng.py), so a seeded dropout gives upstream's bits.
+// dropout_(input, p, train): the same, input multiplied in place (mul_).
+template <bool InPlace>
 void dropout(Call& c) {
   double p = c.to_double(1);
   check_p(p);
   const Tensor& x = c.tensor(0);
+  const char* mul = InPlace ? "aten::mul_.Tensor" : "aten::mul.Tensor";
   if (!c.to_bool(2) || p == 0 || x->numel() == 0) return c.ret(x);
   if (p == 1) {
     Tensor zero = call_tensor("aten::zeros", {Value::of_ints({}), Value::of_dtype(x->dtype()),
                                               Value{}, Value::of_device(x->device())});
-    return c.ret(call_tensor("aten::mul.Tensor", {Value::of(x), Value::of(zero)}));
+    return c.ret(call_tensor(mul, {Value::of(x), Value::of(zero)}));
   }
   Tensor noise = call_tensor("aten::empty_like", {Value::of(x)});
   call("aten::bernoulli_.float", {Value::of(noise), Value::of_double(1 - p)});
   call("aten::div_.Scalar", {Value::of(noise), Value::of_scalar(Scalar::from_double(1 - p))});
-  c.ret(call_tensor("aten::mul.Tensor", {Value::of(x), Value::of(noise)}));
+  c.ret(call_tensor(mul, {Value::of(x), Value::of(noise)}));
 }
-TN_REGISTER_COMPOSITE("aten::dropout", dropout);
+TN_REGISTER_COMPOSITE("aten::dropout", dropout<false>);
+TN_REGISTER_COMPOSITE("aten::dropout_", dropout<true>);
 
 // native_dropout(Tensor input, float p, bool? train) -> (output, mask): without sampling,
 // (a copy, all-true mask); train (None counts as train, as upstream) with p == 1 drops

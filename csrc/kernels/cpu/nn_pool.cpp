@@ -605,5 +605,20 @@ void adaptive_avg_pool2d(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::adaptive_avg_pool2d", adaptive_avg_pool2d);
 
+// adaptive_avg_pool1d(self, output_size): adaptive_avg_pool2d of self with a size-1 dim before
+// the last, to (1, output_size), that dim dropped again (upstream's composite).
+void adaptive_avg_pool1d(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const Dims& out = c.int_list(1);
+  TN_CHECK(out.size() == 1, "adaptive_avg_pool1d: output_size must be 1");
+  TN_CHECK(self->dim() == 2 || self->dim() == 3, "Expected 2 to 3 dimensions, but got ",
+           self->dim(), "-dimensional tensor for argument #1 'self' (while checking arguments "
+           "for adaptive_avg_pool1d)");
+  Tensor x = call_tensor("aten::unsqueeze", {c.arg(0), Value::of_int(-2)});
+  Tensor y = call_tensor("aten::adaptive_avg_pool2d", {Value::of(x), ops::ints({1, out[0]})});
+  c.ret(call_tensor("aten::squeeze.dim", {Value::of(y), Value::of_int(-2)}));
+}
+TN_REGISTER_COMPOSITE("aten::adaptive_avg_pool1d", adaptive_avg_pool1d);
+
 }  // namespace
 }  // namespace tn

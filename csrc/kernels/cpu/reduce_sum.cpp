@@ -1,6 +1,8 @@
 // Sum-like reductions: sum, mean, prod, any/all (all dims, one dim, several dims, keepdim,
 // dtype=) and cumsum, with their out= and in-place spellings. One shape/dtype rule per op
 // (structured), shared with meta; the CPU compute fills the output it allocated.
+#include <cmath>
+
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
@@ -183,6 +185,53 @@ void nansum(Call& c) {
   }
   c.ret(call_tensor(kSumDim, {x, c.arg(1), c.arg(2), c.arg(3)}));
 }
+// logsumexp(self, dim, keepdim), upstream's composite: m = amax(self, dim, keepdim=True) with
+// infinite maxima read as 0, then log(sum(exp(self - m), dim, keepdim)) + m (m squeezed back
+// unless keepdim); integral and bool inputs in the default float dtype. The sum of an empty
+// input is exp's, then log.
+Tensor logsumexp_of(const Value& self_v, const Value& dims, bool keepdim) {
+  const Tensor& x0 = self_v.tensor;
+  Value x = self_v;
+  if (is_integral(x0->dtype(), true))
+    x = Value::of(call_tensor("aten::_to_copy", {self_v, Value::of_dtype(default_float_dtype())}));
+  const Tensor& xt = x.tensor;
+  if (xt->numel() == 0) {
+    Tensor e = call_tensor("aten::exp", {x});
+    Tensor r = call_tensor(kSumDim, {Value::of(e), dims, Value::of_bool(keepdim)});
+    return call_tensor("aten::log_", {Value::of(r)});
+  }
+  Tensor m = call_tensor("aten::amax", {x, dims, Value::of_bool(true)});
+  Tensor inf = call_tensor("aten::eq.Scalar", {Value::of(call_tensor("aten::abs", {Value::of(m)})),
+                                               Value::of_scalar(Scalar::from_double(INFINITY))});
+  call("aten::masked_fill_.Scalar", {Value::of(m), Value::of(inf),
+                                     Value::of_scalar(Scalar::from_int(0))});
+  Tensor d = call_tensor("aten::sub.Tensor", {x, Value::of(m)});
+  call("aten::exp_", {Value::of(d)});
+  Tensor r = call_tensor(kSumDim, {Value::of(d), dims, Value::of_bool(keepdim)});
+  call("aten::log_", {Value::of(r)});
+  Tensor ms = m;
+  if (!keepdim) {
+    Dims ds = dims.ints;
+    std::vector<bool> mask = reduce_mask(xt->dim(), ds);
+    Dims kept;
+    for (int64_t i = 0; i < xt->dim(); ++i)
+      if (!mask[static_cast<size_t>(i)]) kept.push_back(xt->size(i));
+    ms = call_tensor("aten::view", {Value::of(m), Value::of_ints(kept)});
+  }
+  call("aten::add_.Tensor", {Value::of(r), Value::of(ms)});
+  return r;
+}
+void logsumexp(Call& c) { c.ret(logsumexp_of(c.arg(0), c.arg(1), c.to_bool(2))); }
+// logsumexp.out(self, dim, keepdim, *, out): out must be floating.
+void logsumexp_out(Call& c) {
+  const Tensor& out = c.tensor(3);
+  TN_CHECK(is_floating(out->dtype()), "logsumexp(): Expected floating point type for result "
+           "tensor, but got: ", enum_name(out->dtype()));
+  c.ret(ops::write_out(out, logsumexp_of(c.arg(0), c.arg(1), c.to_bool(2)), c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::logsumexp", logsumexp);
+TN_REGISTER_COMPOSITE("aten::logsumexp.out", logsumexp_out);
+
 constexpr char kNansum[] = "aten::nansum";
 TN_REGISTER_COMPOSITE("aten::nansum", nansum);
 TN_REGISTER_COMPOSITE("aten::nansum.out", dims_dtype_out<kNansum>);

@@ -1,0 +1,389 @@
+// Interpolation over the last one or two dims, as upstream's CPU kernels compute it:
+// upsample_nearest1d/2d, upsample_linear1d, upsample_bilinear2d, upsample_bicubic2d, their .vec
+// forms (output size from scale factors), out= forms and backward kernels.
+//
+// Each spatial axis gets, per output position, a few source indices and weights (upstream's
+// compute_indices_weights_*): nearest one (floor(i * scale), with upstream's shortcuts for
+// scale 1 and 2), linear two (the source position scale * (i + 0.5) - 0.5 clamped at 0, or
+// scale * i with align_corners), cubic four (Keys' kernel, A = -0.75, indices clamped into the
+// input). The scale is 1 / scale_factor when one is given, else input / output. Sums are in
+// the compute type (float for the 16-bit floats; cubic weights rounded to the input dtype, as
+// upstream stores them), the inner axis first:
+// sum_i w_h[i] * (sum_j w_w[j] * x[h_i][w_j]), each step after the first fused (a * b + c in
+// one rounding, as upstream's vectorised build compiles its loops). Nearest agrees bit for bit;
+// linear and cubic agree bit for bit in most cases and otherwise within an ulp or two (the
+// harness's tolerance). Backward adds each output gradient times its weights into the input
+// positions, in output order.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
+#include "kernels/composite/shape_util.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/elementwise.h"
+#include "kernels/rules/reduce_rules.h"
+
+namespace tn {
+namespace {
+
+enum class Mode { Nearest, Linear, Cubic };
+
+const char* mode_name(Mode m, int nd) {
+  if (m == Mode::Nearest) return nd == 1 ? "upsample_nearest1d" : "upsample_nearest2d";
+  if (m == Mode::Linear) return nd == 1 ? "upsample_linear1d" : "upsample_bilinear2d";
+  return "upsample_bicubic2d";
+}
+
+std::optional<double> opt_double(const Call& c, size_t i) {
+  if (c.arg(i).is_none()) return std::nullopt;
+  return c.to_double(i);
+}
+
+// One axis: for each output position, `taps` source indices and weights.
+struct Axis {
+  int taps = 1;
+  std::vector<int64_t> index;  // output * taps
+  std::vector<double> weight;  // output * taps, already rounded to the dtype
+};
+
+template <typename A>
+A scale_value(std::optional<double> scale, int64_t in, int64_t out) {
+  return scale && *scale > 0. ? static_cast<A>(1.0 / *scale) : static_cast<A>(in) / static_cast<A>(out);
+}
+template <typename A>
+A area_scale(int64_t in, int64_t out, bool align, std::optional<double> scale) {
+  if (align) return out > 1 ? static_cast<A>(in - 1) / static_cast<A>(out - 1) : A(0);
+  return scale_value<A>(scale, in, out);
+}
+// a * b + c in one rounding, as upstream's AVX2/AVX-512 build contracts its loops; integers
+// as they are.
+template <typename A>
+A madd(A a, A b, A c) {
+  if constexpr (std::is_floating_point_v<A>) return std::fma(a, b, c);
+  else return a * b + c;
+}
+
+template <typename A>
+A source_index(A scale, int64_t i, bool align, bool cubic) {
+  if (align) return scale * static_cast<A>(i);
+  A src = madd<A>(scale, static_cast<A>(i) + A(0.5), A(-0.5));
+  return (!cubic && src < A(0)) ? A(0) : src;
+}
+
+// The weights of a cubic convolution at distance t from the left neighbour (A = -0.75).
+// Upstream's steps: t + 1, t, 1 - t and (1 - t) + 1, each multiply-add fused as its build
+// compiles them.
+template <typename A>
+void cubic_coefficients(A t, A* w) {
+  const A a = A(-0.75);
+  auto near = [a](A x) { return ((a + A(2)) * x - (a + A(3))) * x * x + A(1); };
+  auto far = [a](A x) { return ((a * x - A(5) * a) * x + A(8) * a) * x - A(4) * a; };
+  const A u = A(1) - t;
+  w[0] = far(t + A(1));
+  w[1] = near(t);
+  w[2] = near(u);
+  w[3] = far(u + A(1));
+}
+
+template <typename T>
+Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<double> scale) {
+  using A = std::conditional_t<std::is_integral_v<T>, float, acc_t<T>>;
+  Axis ax;
+  ax.taps = mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
+  ax.index.resize(static_cast<size_t>(out * ax.taps));
+  ax.weight.resize(ax.index.size());
+  // Cubic weights are stored in the input dtype (upstream's scalar_t weight tensors), linear
+  // ones in the compute type.
+  auto round = [mode](A w) {
+    return mode == Mode::Cubic ? static_cast<double>(static_cast<A>(T(w))) : static_cast<double>(w);
+  };
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t* idx = &ax.index[static_cast<size_t>(i * ax.taps)];
+    double* w = &ax.weight[static_cast<size_t>(i * ax.taps)];
+    if (mode == Mode::Nearest) {
+      if (out == in) idx[0] = i;
+      else if (out == 2 * in) idx[0] = i >> 1;
+      else {
+        const float s = scale_value<float>(scale, in, out);
+        idx[0] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * s)), in - 1);
+      }
+      w[0] = 1.0;
+      continue;
+    }
+    const A s = area_scale<A>(in, out, align, scale);
+    const A real = source_index<A>(s, i, align, mode == Mode::Cubic);
+    const int64_t base = std::min(static_cast<int64_t>(std::floor(real)), in - 1);
+    const A lambda = std::min(std::max(real - static_cast<A>(base), A(0)), A(1));
+    if (mode == Mode::Linear) {
+      idx[0] = base;
+      idx[1] = base + (base < in - 1 ? 1 : 0);
+      w[0] = round(A(1) - lambda);
+      w[1] = round(lambda);
+    } else {
+      A c[4];
+      cubic_coefficients<A>(lambda, c);
+      for (int k = 0; k < 4; ++k) {
+        idx[k] = std::max<int64_t>(std::min<int64_t>(base - 1 + k, in - 1), 0);
+        w[k] = round(c[k]);
+      }
+    }
+  }
+  return ax;
+}
+
+// The checks upstream's upsample_{1,2}d_common_check and meta functions make.
+void check_sizes(const Dims& in, const Dims& out_size, int nd, Mode m) {
+  TN_CHECK(static_cast<int>(out_size.size()) == nd, "It is expected output_size equals to ", nd,
+           ", but got size ", out_size.size());
+  TN_CHECK(static_cast<int>(in.size()) == nd + 2, "It is expected input_size equals to ", nd + 2,
+           ", but got size ", in.size());
+  bool positive = out_size[0] > 0 && in[2] > 0 && (nd == 1 || (out_size[1] > 0 && in[3] > 0));
+  if (nd == 1)
+    TN_CHECK(positive, "Input and output sizes should be greater than 0, but got input (W: ",
+             in[2], ") and output (W: ", out_size[0], ")");
+  else
+    TN_CHECK(positive, "Input and output sizes should be greater than 0, but got input (H: ",
+             in[2], ", W: ", in[3], ") output (H: ", out_size[0], ", W: ", out_size[1], ")");
+  (void)m;
+}
+
+void check_dtype(ScalarType dt, Mode m, int nd) {
+  const bool ok = is_floating(dt) || (m == Mode::Nearest && dt == ScalarType::Byte);
+  TN_CHECK_KIND(ok, NotImplemented, "\"", mode_name(m, nd), "\" not implemented for '",
+                c10_dtype_name(dt), "'");
+}
+
+// Forward: x (N, C, [H,] W) any strides -> out contiguous.
+void interpolate(const Tensor& x, const Tensor& out, Mode mode, int nd, bool align,
+                 std::optional<double> sh, std::optional<double> sw, const std::string& key) {
+  Tensor in = contiguous(x, key);
+  const int64_t planes = in->size(0) * in->size(1);
+  const int64_t ih = nd == 2 ? in->size(2) : 1, iw = in->size(in->dim() - 1);
+  const int64_t oh = nd == 2 ? out->size(2) : 1, ow = out->size(out->dim() - 1);
+  dispatch_dtype(in->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = std::conditional_t<std::is_integral_v<T>, float, acc_t<T>>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh) : Axis{1, {0}, {1.0}};
+      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh);
+      const T* src = data_of<T>(in, key);
+      T* dst = data_of<T>(out, key);
+      for (int64_t p = 0; p < planes; ++p) {
+        const T* plane = src + p * ih * iw;
+        T* o = dst + p * oh * ow;
+        for (int64_t y = 0; y < oh; ++y) {
+          const int64_t* yi = &ay.index[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
+          const double* yw = &ay.weight[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
+            const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
+            A acc = A(0);
+            for (int i = 0; i < ay.taps; ++i) {
+              const T* row = plane + yi[i] * iw;
+              A inner = A(row[xi[0]]) * static_cast<A>(xw[0]);
+              for (int j = 1; j < ax.taps; ++j)
+                inner = madd<A>(A(row[xi[j]]), static_cast<A>(xw[j]), inner);
+              if (i == 0) acc = nd == 2 ? inner * static_cast<A>(yw[0]) : inner;
+              else acc = madd<A>(inner, static_cast<A>(yw[i]), acc);
+            }
+            if constexpr (std::is_integral_v<T>) o[y * ow + xo] = static_cast<T>(acc);
+            else o[y * ow + xo] = T(acc);
+          }
+        }
+      }
+    }
+  });
+}
+
+// Backward: grad_out (N, C, [oh,] ow) -> grad_in (N, C, [ih,] iw) contiguous, zero-filled here.
+void interpolate_backward(const Tensor& g, const Tensor& gi, Mode mode, int nd, bool align,
+                          std::optional<double> sh, std::optional<double> sw,
+                          const std::string& key) {
+  Tensor go = contiguous(g, key);
+  const int64_t planes = gi->size(0) * gi->size(1);
+  const int64_t ih = nd == 2 ? gi->size(2) : 1, iw = gi->size(gi->dim() - 1);
+  const int64_t oh = nd == 2 ? go->size(2) : 1, ow = go->size(go->dim() - 1);
+  dispatch_dtype(gi->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    if constexpr (std::is_floating_point_v<A>) {
+      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh) : Axis{1, {0}, {1.0}};
+      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh);
+      const T* src = data_of<T>(go, key);
+      T* dst = data_of<T>(gi, key);
+      std::vector<A> acc(static_cast<size_t>(ih * iw));
+      for (int64_t p = 0; p < planes; ++p) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        const T* gp = src + p * oh * ow;
+        for (int64_t y = 0; y < oh; ++y) {
+          const int64_t* yi = &ay.index[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
+          const double* yw = &ay.weight[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            const A gv = A(gp[y * ow + xo]);
+            const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
+            const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
+            for (int i = 0; i < ay.taps; ++i)
+              for (int j = 0; j < ax.taps; ++j)
+                acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
+                    static_cast<A>(yw[i]) * static_cast<A>(xw[j]) * gv;
+          }
+        }
+        T* o = dst + p * ih * iw;
+        for (int64_t k = 0; k < ih * iw; ++k) o[k] = T(acc[static_cast<size_t>(k)]);
+      }
+    }
+  });
+}
+
+// The forward ops: upsample_X(self, output_size, [align_corners,] scales...). Fill: CPU
+// computes; Meta checks and allocates.
+template <Mode M, int ND, bool Fill>
+void upsample(Call& c) {
+  constexpr bool kAlign = M != Mode::Nearest;
+  const Tensor& x = c.tensor(0);
+  const Dims& out_size = c.int_list(1);
+  const size_t s0 = kAlign ? 3 : 2;
+  const bool align = kAlign && c.to_bool(2);
+  check_supported(x, c.key());
+  check_sizes(x->sizes(), out_size, ND, M);
+  check_dtype(x->dtype(), M, ND);
+  Dims shape{x->size(0), x->size(1)};
+  shape.insert(shape.end(), out_size.begin(), out_size.end());
+  Tensor out = new_on(x, shape, x->dtype());
+  if constexpr (Fill)
+    if (out->numel() > 0)
+      interpolate(x, out, M, ND, align, opt_double(c, s0), ND == 2 ? opt_double(c, s0 + 1)
+                                                                   : std::nullopt, c.key());
+  c.ret(out);
+}
+
+// The backward ops: upsample_X_backward(grad_output, output_size, input_size, [align_corners,]
+// scales...).
+template <Mode M, int ND, bool Fill>
+void upsample_backward(Call& c) {
+  constexpr bool kAlign = M != Mode::Nearest;
+  const Tensor& g = c.tensor(0);
+  const Dims& out_size = c.int_list(1);
+  const Dims& in_size = c.int_list(2);
+  const size_t s0 = kAlign ? 4 : 3;
+  const bool align = kAlign && c.to_bool(3);
+  check_supported(g, c.key());
+  check_sizes(in_size, out_size, ND, M);
+  check_dtype(g->dtype(), M, ND);
+  Dims expect{in_size[0], in_size[1]};
+  expect.insert(expect.end(), out_size.begin(), out_size.end());
+  TN_CHECK(g->sizes() == expect, "Expected grad_output to have the same shape as output; output."
+           "size(dim) = ", dims_str(expect), " but got grad_output.size(dim) = ",
+           dims_str(g->sizes()));
+  Tensor gi = new_on(g, in_size, g->dtype());
+  if constexpr (Fill)
+    if (gi->numel() > 0)
+      interpolate_backward(g, gi, M, ND, align, opt_double(c, s0),
+                           ND == 2 ? opt_double(c, s0 + 1) : std::nullopt, c.key());
+  c.ret(gi);
+}
+
+TN_REGISTER_KERNEL("aten::upsample_nearest1d", DenseCPU, (upsample<Mode::Nearest, 1, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest1d", Meta, (upsample<Mode::Nearest, 1, false>));
+TN_REGISTER_KERNEL("aten::upsample_nearest1d_backward", DenseCPU,
+                   (upsample_backward<Mode::Nearest, 1, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest1d_backward", Meta,
+                   (upsample_backward<Mode::Nearest, 1, false>));
+TN_REGISTER_KERNEL("aten::upsample_nearest2d", DenseCPU, (upsample<Mode::Nearest, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest2d", Meta, (upsample<Mode::Nearest, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_nearest2d_backward", DenseCPU,
+                   (upsample_backward<Mode::Nearest, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest2d_backward", Meta,
+                   (upsample_backward<Mode::Nearest, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_linear1d", DenseCPU, (upsample<Mode::Linear, 1, true>));
+TN_REGISTER_KERNEL("aten::upsample_linear1d", Meta, (upsample<Mode::Linear, 1, false>));
+TN_REGISTER_KERNEL("aten::upsample_linear1d_backward", DenseCPU,
+                   (upsample_backward<Mode::Linear, 1, true>));
+TN_REGISTER_KERNEL("aten::upsample_linear1d_backward", Meta,
+                   (upsample_backward<Mode::Linear, 1, false>));
+TN_REGISTER_KERNEL("aten::upsample_bilinear2d", DenseCPU, (upsample<Mode::Linear, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_bilinear2d", Meta, (upsample<Mode::Linear, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_bilinear2d_backward", DenseCPU,
+                   (upsample_backward<Mode::Linear, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_bilinear2d_backward", Meta,
+                   (upsample_backward<Mode::Linear, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_bicubic2d", DenseCPU, (upsample<Mode::Cubic, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_bicubic2d", Meta, (upsample<Mode::Cubic, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_bicubic2d_backward", DenseCPU,
+                   (upsample_backward<Mode::Cubic, 2, true>));
+TN_REGISTER_KERNEL("aten::upsample_bicubic2d_backward", Meta,
+                   (upsample_backward<Mode::Cubic, 2, false>));
+
+// The .vec forms (upstream's composites): the output size given, or each spatial size times its
+// scale factor (truncated); the scale factors passed on as the kernel's scales.
+template <Mode M, int ND>
+void upsample_vec(Call& c) {
+  constexpr bool kAlign = M != Mode::Nearest;
+  const Tensor& x = c.tensor(0);
+  const bool has_size = !c.arg(1).is_none();
+  const size_t sf_at = kAlign ? 3 : 2;
+  const bool has_scales = !c.arg(sf_at).is_none();
+  TN_CHECK(has_size != has_scales, "Must specify exactly one of output_size and scale_factors");
+  Dims out_size;
+  std::vector<double> scales;
+  if (has_size) {
+    out_size = c.int_list(1);
+  } else {
+    const Value& sf = c.arg(sf_at);
+    for (double v : sf.doubles) scales.push_back(v);
+    TN_CHECK(static_cast<int>(scales.size()) == ND, "It is expected scale_factors equals to ", ND,
+             ", but got size ", scales.size());
+    TN_CHECK(x->dim() == ND + 2, "It is expected input_size equals to ", ND + 2, ", but got size ",
+             x->dim());
+    for (int i = 0; i < ND; ++i)
+      out_size.push_back(static_cast<int64_t>(static_cast<double>(x->size(2 + i)) * scales[i]));
+  }
+  std::vector<Value> args{c.arg(0), Value::of_ints(out_size)};
+  if (kAlign) args.push_back(c.arg(2));
+  for (int i = 0; i < ND; ++i)
+    args.push_back(has_scales ? Value::of_double(scales[static_cast<size_t>(i)]) : Value{});
+  const char* op = M == Mode::Nearest ? (ND == 1 ? "aten::upsample_nearest1d" : "aten::upsample_nearest2d")
+                 : M == Mode::Linear ? (ND == 1 ? "aten::upsample_linear1d" : "aten::upsample_bilinear2d")
+                                     : "aten::upsample_bicubic2d";
+  c.ret(call_tensor(op, std::move(args)));
+}
+TN_REGISTER_COMPOSITE("aten::upsample_nearest1d.vec", (upsample_vec<Mode::Nearest, 1>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest2d.vec", (upsample_vec<Mode::Nearest, 2>));
+TN_REGISTER_COMPOSITE("aten::upsample_linear1d.vec", (upsample_vec<Mode::Linear, 1>));
+TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d.vec", (upsample_vec<Mode::Linear, 2>));
+TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d.vec", (upsample_vec<Mode::Cubic, 2>));
+
+// The out= forms: the functional result written into out (same dtype required).
+template <const char* kOp, size_t kOutAt>
+void upsample_out(Call& c) {
+  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<int64_t>(kOutAt));
+  Tensor r = call_tensor(kOp, std::move(args));
+  const Tensor& out = c.tensor(kOutAt);
+  TN_CHECK(out->dtype() == r->dtype(), "Expected out tensor to have dtype ",
+           cpp_type_name(r->dtype()), ", but got ", cpp_type_name(out->dtype()), " instead");
+  c.ret(ops::write_out(out, r, c.key()));
+}
+constexpr char kN1[] = "aten::upsample_nearest1d", kN2[] = "aten::upsample_nearest2d";
+constexpr char kL1[] = "aten::upsample_linear1d", kB2[] = "aten::upsample_bilinear2d";
+constexpr char kC2[] = "aten::upsample_bicubic2d";
+constexpr char kN1b[] = "aten::upsample_nearest1d_backward";
+constexpr char kN2b[] = "aten::upsample_nearest2d_backward";
+constexpr char kL1b[] = "aten::upsample_linear1d_backward";
+constexpr char kB2b[] = "aten::upsample_bilinear2d_backward";
+constexpr char kC2b[] = "aten::upsample_bicubic2d_backward";
+TN_REGISTER_COMPOSITE("aten::upsample_nearest1d.out", (upsample_out<kN1, 3>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest2d.out", (upsample_out<kN2, 4>));
+TN_REGISTER_COMPOSITE("aten::upsample_linear1d.out", (upsample_out<kL1, 4>));
+TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d.out", (upsample_out<kB2, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d.out", (upsample_out<kC2, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest1d_backward.grad_input", (upsample_out<kN1b, 4>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest2d_backward.grad_input", (upsample_out<kN2b, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_linear1d_backward.grad_input", (upsample_out<kL1b, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d_backward.grad_input", (upsample_out<kB2b, 6>));
+TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d_backward.grad_input", (upsample_out<kC2b, 6>));
+
+}  // namespace
+}  // namespace tn
