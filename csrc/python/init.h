@@ -24,6 +24,7 @@ bool init_dynamo();          // dynamo.cpp: eval_frame state cells
 bool init_tensor_convert();  // tensor_convert.cpp: Tensor.to, float(), ..., type()
 bool init_file_reader();     // file_reader.cpp: PyTorchFileReader (torch.load's archives)
 bool init_file_writer();     // file_writer.cpp: PyTorchFileWriter (torch.save's archives)
+bool init_nonzero();         // nonzero.cpp: torch.nonzero and Tensor.nonzero (as_tuple=)
 bool init_backends();        // backends.cpp: _tn_ queries of the back-end contract
 bool init_dispatch_mode();   // dispatch_mode.cpp: the Python key, TorchDispatchMode's stack
 bool init_py_kernels();      // py_kernel.cpp: torch.library's Python kernels, redispatch, key guards
@@ -52,7 +53,7 @@ inline constexpr InitFn kInitFunctions[] = {
     init_dtypes, init_device, init_size, init_tensor, init_state, init_functions, init_ops, init_schema,
     init_library, init_typeinfo, init_generator,
     init_torch_function, init_tensor_new, init_storage,
-    init_dynamo, init_tensor_convert, init_file_reader, init_file_writer, init_backends, init_dispatch_mode, init_py_kernels,
+    init_dynamo, init_tensor_convert, init_file_reader, init_file_writer, init_nonzero, init_backends, init_dispatch_mode, init_py_kernels,
     init_script_object, init_autograd_function, init_autocast, init_saved_tensors,
     init_inference_mode, init_return_types, init_distributed,
     init_placements,

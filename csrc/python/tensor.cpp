@@ -2,7 +2,11 @@
 // operators (those come from the op registry, csrc/python/methods.cpp).
 #include "python/tensor.h"
 
+#include <string>
+
+#include "dispatch/kernel.h"
 #include "python/dtype.h"
+#include "python/errors.h"
 #include "python/size.h"
 
 namespace tn::py {
@@ -51,14 +55,103 @@ int tensor_clear(PyObject* self) {
   return 0;
 }
 
-// TensorBase(...) directly is not how tensors are made; torch.Tensor(...) legacy constructors are
-// handled by the op layer. Subclasses reach here through _make_subclass.
-PyObject* tensor_new(PyTypeObject* type, PyObject*, PyObject*) {
-  PyErr_Format(PyExc_NotImplementedError,
-               "torchnative: constructing %s directly (legacy torch.Tensor(...) constructor) is "
-               "not implemented",
-               type->tp_name);
-  return nullptr;
+// torch.Tensor(...), the legacy constructor (upstream's base_tensor_ctor), in the default
+// dtype on the CPU: () an empty tensor; (other) other itself as an alias; (storage) a tensor
+// over the storage's bytes; (*sizes) or (torch.Size) an uninitialised tensor of that shape;
+// (sequence) the data; device= may only name the CPU. A subclass gets an instance of itself.
+PyObject* call_torch(const char* fn, PyObject* args, PyObject* kwargs) {
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return nullptr;
+  PyObject* f = PyObject_GetAttrString(torch, fn);
+  Py_DECREF(torch);
+  if (!f) return nullptr;
+  PyObject* r = PyObject_Call(f, args, kwargs);
+  Py_DECREF(f);
+  return r;
+}
+
+PyObject* legacy_ctor(PyObject* args, PyObject* kwargs) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (kwargs && PyDict_Size(kwargs)) {
+    PyObject* device = PyDict_GetItemString(kwargs, "device");
+    if (!device || PyDict_Size(kwargs) != 1) {
+      PyErr_SetString(PyExc_TypeError, "new() received an invalid combination of arguments: "
+                      "only device= is a keyword argument");
+      return nullptr;
+    }
+    if (device != Py_None) {
+      PyObject* d = PyObject_Str(device);
+      if (!d) return nullptr;
+      std::string name = PyUnicode_AsUTF8(d);
+      Py_DECREF(d);
+      std::string type = name.substr(0, name.find(':'));
+      if (type != "cpu") {
+        PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: cpu but "
+                     "device type: %s was passed", type.c_str());
+        return nullptr;
+      }
+    }
+  }
+  PyObject* dt = dtype_object(default_dtype());
+  // On the CPU always: a `with torch.device(...)` mode does not move legacy constructors.
+  PyObject* kw = Py_BuildValue("{s:O,s:s}", "dtype", dt, "device", "cpu");
+  if (!kw) return nullptr;
+  PyObject* r = nullptr;
+  PyObject* first = n > 0 ? PyTuple_GET_ITEM(args, 0) : nullptr;
+  bool all_ints = n > 0;
+  for (Py_ssize_t i = 0; i < n; ++i)
+    all_ints = all_ints && PyLong_Check(PyTuple_GET_ITEM(args, i));
+  if (n == 0) {
+    PyObject* a = Py_BuildValue("(i)", 0);
+    r = a ? call_torch("empty", a, kw) : nullptr;
+    Py_XDECREF(a);
+  } else if (n == 1 && is_tensor(first)) {
+    try {
+      r = wrap_tensor(call_tensor("aten::alias", {Value::of(Tensor(impl_of(first)))}));
+    } catch (...) {
+      Py_DECREF(kw);
+      throw;
+    }
+  } else if (all_ints || (n == 1 && PyObject_TypeCheck(first, &SizeType))) {
+    PyObject* a = PyTuple_Pack(1, all_ints ? args : first);
+    r = a ? call_torch("empty", a, kw) : nullptr;
+    Py_XDECREF(a);
+  } else if (n == 1 && PyObject_HasAttrString(first, "nbytes") &&
+             PyObject_HasAttrString(first, "_new_shared")) {  // a storage
+    PyObject* a = Py_BuildValue("(i)", 0);
+    PyObject* empty = a ? call_torch("empty", a, kw) : nullptr;
+    Py_XDECREF(a);
+    if (empty) {
+      r = PyObject_CallMethod(empty, "set_", "O", first);
+      Py_DECREF(empty);
+    }
+  } else if (n == 1) {
+    if (!PySequence_Check(first) || PyUnicode_Check(first) || PyBytes_Check(first)) {
+      PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)",
+                   Py_TYPE(first)->tp_name);
+    } else {
+      PyObject* a = PyTuple_Pack(1, first);
+      r = a ? call_torch("tensor", a, kw) : nullptr;
+      Py_XDECREF(a);
+    }
+  } else {
+    PyErr_SetString(PyExc_TypeError, "new() received an invalid combination of arguments: "
+                    "expected (), (Tensor other), (Storage storage), (tuple of ints size) or "
+                    "(object data)");
+  }
+  Py_DECREF(kw);
+  return r;
+}
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  TN_PY_TRY
+  PyObject* r = legacy_ctor(args, kwargs);
+  if (!r || !is_tensor(r) || Py_TYPE(r) == type) return r;
+  // A subclass of torch.Tensor: the same tensor as an instance of that class.
+  Tensor t(impl_of(r));
+  Py_DECREF(r);
+  return wrap_tensor(std::move(t), type);
+  TN_PY_CATCH(nullptr)
 }
 
 }  // namespace

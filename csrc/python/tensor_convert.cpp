@@ -213,15 +213,32 @@ PyObject* m_type(PyObject* self, PyObject* args, PyObject* kwargs) {
   Target t;
   if (is_dtype(dtype)) {
     t.dtype = dtype_of(dtype);
-  } else if (PyUnicode_Check(dtype) || PyType_Check(dtype)) {
-    PyObject* d = PyObject_GetAttrString(dtype, PyUnicode_Check(dtype) ? "__str__" : "dtype");
-    Py_XDECREF(d);
-    PyErr_Clear();
-    PyObject* dt = PyType_Check(dtype) ? PyObject_GetAttrString(dtype, "dtype") : nullptr;
+  } else if (PyUnicode_Check(dtype)) {
+    // A legacy type name: "torch.FloatTensor" and the like (CPU only here).
+    const std::string want = PyUnicode_AsUTF8(dtype);
+    bool found = false;
+    for (int k = 0; k < static_cast<int>(ScalarType::NumOptions) && !found; ++k) {
+      const ScalarType st = static_cast<ScalarType>(k);
+      const char* legacy = info(st).legacy_name;
+      if (legacy[0] && want == std::string("torch.") + legacy) {
+        t.dtype = st;
+        found = true;
+      }
+    }
+    if (!found) {
+      if (want.rfind("torch.cuda.", 0) == 0)
+        PyErr_Format(PyExc_NotImplementedError, "torchnative: Tensor.type('%s') (a CUDA tensor "
+                     "type) is not implemented", want.c_str());
+      else
+        PyErr_Format(PyExc_ValueError, "invalid type: '%s'", want.c_str());
+      return nullptr;
+    }
+  } else if (PyType_Check(dtype)) {
+    PyObject* dt = PyObject_GetAttrString(dtype, "dtype");
     if (!dt || !is_dtype(dt)) {
       Py_XDECREF(dt);
-      PyErr_SetString(PyExc_NotImplementedError,
-                      "Tensor.type(str) is not implemented by torchnative; pass a dtype");
+      PyErr_Clear();
+      PyErr_SetString(PyExc_TypeError, "type(): expected a dtype, a tensor type or its name");
       return nullptr;
     }
     t.dtype = dtype_of(dt);

@@ -426,6 +426,112 @@ PyObject* torch_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   TN_PY_CATCH(nullptr)
 }
 
+// Tensor.new_tensor(data, *, dtype=None, device=None, requires_grad=False, layout=None,
+// pin_memory=False): torch.tensor with self's dtype and device as the defaults.
+PyObject* tensor_new_tensor(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"data", "dtype", "device", "requires_grad", "layout", "pin_memory",
+                             nullptr};
+  PyObject *data, *dtype = nullptr, *device = nullptr, *rg = nullptr, *layout = nullptr,
+                  *pin = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOOO:new_tensor", const_cast<char**>(kw),
+                                   &data, &dtype, &device, &rg, &layout, &pin))
+    return nullptr;
+  Options o;
+  if (!parse_options(dtype, device, rg, &o)) return nullptr;
+  TN_PY_TRY
+  if (!o.dtype) o.dtype = impl_of(self)->dtype();
+  if (!o.device) o.device = impl_of(self)->device();
+  if (is_tensor(data)) {
+    PyErr_WarnEx(PyExc_UserWarning,
+                 "To copy construct from a tensor, it is recommended to use "
+                 "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                 "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).", 1);
+  }
+  return finish(make_tensor(data, o, true), o);
+  TN_PY_CATCH(nullptr)
+}
+
+// torch.frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False): a 1-d tensor
+// over the buffer's own memory (kept alive with the tensor), from `offset` bytes, `count`
+// elements (-1: the rest). A read-only buffer is used anyway, with upstream's warning.
+PyObject* torch_frombuffer(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kw[] = {"buffer", "dtype", "count", "offset", "requires_grad", nullptr};
+  PyObject *buffer, *dtype, *rg = nullptr;
+  long long count = -1, offset = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OLLO:frombuffer", const_cast<char**>(kw),
+                                   &buffer, &dtype, &count, &offset, &rg))
+    return nullptr;
+  Options o;
+  if (!parse_options(dtype, nullptr, rg, &o)) return nullptr;
+  if (!o.dtype) {
+    PyErr_SetString(PyExc_TypeError, "frombuffer() missing required keyword argument 'dtype'");
+    return nullptr;
+  }
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(buffer, view, PyBUF_WRITABLE) != 0) {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(buffer, view, PyBUF_SIMPLE) != 0) {
+      delete view;
+      PyErr_SetString(PyExc_ValueError, "object does not implement Python buffer protocol.");
+      return nullptr;
+    }
+    static bool warned = false;  // upstream's TORCH_WARN_ONCE
+    if (!warned) {
+      warned = true;
+      if (PyErr_WarnEx(PyExc_UserWarning, "The given buffer is not writable, and PyTorch does "
+                       "not support non-writable tensors. This means you can write to the "
+                       "underlying (supposedly non-writable) buffer using the tensor. You may "
+                       "want to copy the buffer to protect its data or make it writable before "
+                       "converting it to a tensor. This type of warning will be suppressed for "
+                       "the rest of this program.", 1) != 0) {
+        PyBuffer_Release(view);
+        delete view;
+        return nullptr;
+      }
+    }
+  }
+  auto fail = [&](const std::string& msg) -> PyObject* {
+    PyBuffer_Release(view);
+    delete view;
+    PyErr_SetString(PyExc_ValueError, msg.c_str());
+    return nullptr;
+  };
+  const long long len = static_cast<long long>(view->len);
+  const long long item = static_cast<long long>(itemsize(*o.dtype));
+  if (len == 0 || count == 0)
+    return fail("both buffer length (" + std::to_string(len) + ") and count (" +
+                std::to_string(count) + ") must not be 0");
+  if (offset < 0 || offset >= len)
+    return fail("offset (" + std::to_string(offset) + " bytes) must be non-negative and no "
+                "greater than buffer length (" + std::to_string(len) + " bytes) minus 1");
+  long long actual = count;
+  if (count < 0) {
+    if ((len - offset) % item != 0)
+      return fail("buffer length (" + std::to_string(len - offset) + " bytes) after offset (" +
+                  std::to_string(offset) + " bytes) must be a multiple of element size (" +
+                  std::to_string(item) + ")");
+    actual = (len - offset) / item;
+  } else if (offset + count * item > len) {
+    return fail("requested buffer length (" + std::to_string(count) + " * " +
+                std::to_string(item) + " bytes) after offset (" + std::to_string(offset) +
+                " bytes) must not be greater than actual buffer length (" + std::to_string(len) +
+                " bytes)");
+  }
+  TN_PY_TRY
+  char* base = static_cast<char*>(view->buf) + offset;
+  const size_t nbytes = static_cast<size_t>(actual * item);
+  Storage st = make<StorageImpl>(base, nbytes, Device{}, [view](void*) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyBuffer_Release(view);
+    PyGILState_Release(gil);
+    delete view;
+  }, false);
+  Tensor t = make<TensorImpl>(st, *o.dtype, Dims{static_cast<int64_t>(actual)}, Dims{1}, 0,
+                              Representation::DenseCPU);
+  return finish(std::move(t), o);
+  TN_PY_CATCH(nullptr)
+}
+
 // torch.as_tensor(data, dtype=None, device=None): shares data when no conversion is needed.
 PyObject* torch_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   TN_TORCH_FUNCTION_HOOK("as_tensor");
@@ -601,23 +707,30 @@ PyMethodDef kFunctions[] = {
     {"as_tensor", reinterpret_cast<PyCFunction>(torch_as_tensor), METH_VARARGS | METH_KEYWORDS,
      nullptr},
     {"from_numpy", torch_from_numpy, METH_O, nullptr},
+    {"frombuffer", reinterpret_cast<PyCFunction>(torch_frombuffer), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 
 PyMethodDef kNumpyMethod = {"numpy", reinterpret_cast<PyCFunction>(tensor_numpy),
                             METH_VARARGS | METH_KEYWORDS, nullptr};
+PyMethodDef kNewTensorMethod = {"new_tensor", reinterpret_cast<PyCFunction>(tensor_new_tensor),
+                                METH_VARARGS | METH_KEYWORDS, nullptr};
 
 bool init_tensor_new() {
   if (PyType_Ready(&ExporterType) != 0) return false;
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add("torch._C._VariableFunctions", d->ml_name, make_builtin(*d, d->ml_name, nullptr)))
       return false;
-  PyObject* m = PyDescr_NewMethod(&TensorBaseType, &kNumpyMethod);
-  int rc = PyDict_SetItemString(TensorBaseType.tp_dict, "numpy", m);
-  Py_DECREF(m);
+  for (PyMethodDef* d : {&kNumpyMethod, &kNewTensorMethod}) {
+    PyObject* m = PyDescr_NewMethod(&TensorBaseType, d);
+    int rc = PyDict_SetItemString(TensorBaseType.tp_dict, d->ml_name, m);
+    Py_DECREF(m);
+    if (rc != 0) return false;
+  }
   PyType_Modified(&TensorBaseType);
-  return rc == 0;
+  return true;
 }
 
 }  // namespace tn::py
