@@ -67,9 +67,10 @@ A madd(A a, A b, A c) {
 }
 
 template <typename A>
-A source_index(A scale, int64_t i, bool align, bool cubic) {
+A source_index(A scale, int64_t i, bool align, bool cubic, bool fused) {
   if (align) return scale * static_cast<A>(i);
-  A src = madd<A>(scale, static_cast<A>(i) + A(0.5), A(-0.5));
+  A src = fused ? madd<A>(scale, static_cast<A>(i) + A(0.5), A(-0.5))
+                : scale * (static_cast<A>(i) + A(0.5)) - A(0.5);
   return (!cubic && src < A(0)) ? A(0) : src;
 }
 
@@ -89,7 +90,10 @@ void cubic_coefficients(A t, A* w) {
 }
 
 template <typename T>
-Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<double> scale) {
+// fused: the source position's multiply-add in one rounding (upstream's vectorised kernels);
+// its bicubic backward, built without FMA, rounds twice.
+Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<double> scale,
+               bool fused = true) {
   using A = std::conditional_t<std::is_integral_v<T>, float, acc_t<T>>;
   Axis ax;
   ax.taps = mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
@@ -114,7 +118,7 @@ Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<dou
       continue;
     }
     const A s = area_scale<A>(in, out, align, scale);
-    const A real = source_index<A>(s, i, align, mode == Mode::Cubic);
+    const A real = source_index<A>(s, i, align, mode == Mode::Cubic, fused);
     const int64_t base = std::min(static_cast<int64_t>(std::floor(real)), in - 1);
     const A lambda = std::min(std::max(real - static_cast<A>(base), A(0)), A(1));
     if (mode == Mode::Linear) {
@@ -210,8 +214,9 @@ void interpolate_backward(const Tensor& g, const Tensor& gi, Mode mode, int nd, 
     using T = decltype(zero);
     using A = acc_t<T>;
     if constexpr (std::is_floating_point_v<A>) {
-      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh) : Axis{1, {0}, {1.0}};
-      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh);
+      const bool fused = mode != Mode::Cubic;
+      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh, fused) : Axis{1, {0}, {1.0}};
+      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh, fused);
       const T* src = data_of<T>(go, key);
       T* dst = data_of<T>(gi, key);
       std::vector<A> acc(static_cast<size_t>(ih * iw));
@@ -225,6 +230,13 @@ void interpolate_backward(const Tensor& g, const Tensor& gi, Mode mode, int nd, 
             const A gv = A(gp[y * ow + xo]);
             const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
             const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
+            if (mode == Mode::Cubic) {  // upstream's bicubic: (g * w_y) * w_x, x taps outside
+              for (int j = 0; j < ax.taps; ++j)
+                for (int i = 0; i < ay.taps; ++i)
+                  acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
+                      gv * static_cast<A>(yw[i]) * static_cast<A>(xw[j]);
+              continue;
+            }
             for (int i = 0; i < ay.taps; ++i)
               for (int j = 0; j < ax.taps; ++j)
                 acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
