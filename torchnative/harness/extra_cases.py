@@ -159,6 +159,33 @@ def written(dtype):
             (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], True), {}),
         "aten.upsample_bicubic2d_backward.default": (
             (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], True), {}),
+        # Their out= forms.
+        "aten.upsample_nearest1d.out": ((torch.randn(1, 2, 5, generator=gen), [7]),
+                                        {"out": Out()}),
+        "aten.upsample_nearest1d_backward.grad_input": (
+            (torch.randn(1, 2, 7, generator=gen), [7], [1, 2, 5]), {"grad_input": Out()}),
+        "aten.upsample_nearest2d.out": ((torch.randn(1, 2, 4, 5, generator=gen), [6, 7]),
+                                        {"out": Out()}),
+        "aten.upsample_nearest2d_backward.grad_input": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5]),
+            {"grad_input": Out()}),
+        "aten.upsample_linear1d.out": ((torch.randn(1, 2, 5, generator=gen), [7], False),
+                                       {"out": Out()}),
+        "aten.upsample_linear1d_backward.grad_input": (
+            (torch.randn(1, 2, 7, generator=gen), [7], [1, 2, 5], True), {"grad_input": Out()}),
+        "aten.upsample_bilinear2d.out": (
+            (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], False), {"out": Out()}),
+        "aten.upsample_bilinear2d_backward.grad_input": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], False),
+            {"grad_input": Out()}),
+        "aten.upsample_bicubic2d.out": (
+            (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], True), {"out": Out()}),
+        "aten.upsample_bicubic2d_backward.grad_input": (
+            (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], True),
+            {"grad_input": Out()}),
+        "aten.masked_scatter.out": (
+            (torch.zeros(3, 4), torch.randn(3, 4, generator=gen) > 0,
+             torch.randn(12, generator=gen)), {"out": Out()}),
         # col2im of 2x2 blocks of two channels (8 rows) over a 4x5 output: 3 x 4 = 12 blocks.
         "aten.col2im.default": (
             (torch.randn(1, 8, 12, generator=gen), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), {}),

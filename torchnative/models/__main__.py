@@ -101,6 +101,23 @@ def error_of(values, ref) -> float:
     return float(np.max(np.abs(values[both] - ref[both]))) / scale
 
 
+def reference_problem(folder: Path) -> str | None:
+    """Why upstream's float64 forward cannot be the reference, or None: where it has non-finite
+    values at positions its own float32 forward has finite ones (ProphetNet's and CANINE's
+    float64 runs give NaN throughout), no error can be measured against it."""
+    import numpy as np
+
+    up = codec.load(folder / "upstream.pkl")
+    for i in range(len(up["out32"]["tensors"])):
+        u32 = judge.tensor_values(up["out32"], i).astype(np.float64)
+        ref = judge.tensor_values(up["out64"], i).astype(np.float64)
+        if u32.shape == ref.shape and not np.array_equal(np.isfinite(u32), np.isfinite(ref)):
+            bad = int(np.sum(np.isfinite(u32) & ~np.isfinite(ref)))
+            return (f"float64 forward: output {i} is non-finite at {bad} positions where the "
+                    f"float32 forward is finite (no reference)")
+    return None
+
+
 def grade(folder: Path, ours: dict) -> dict:
     """Ours against upstream for one model: the grade and why."""
     import numpy as np
@@ -215,9 +232,12 @@ def main(argv: list[str]) -> int:
             upstream = json.loads(up_file.read_text())
             row = {"type": model_type, "head": head, "class": cls,
                    "upstream_ok": bool(upstream.get("ok"))}
+            problem = reference_problem(folder) if upstream.get("ok") else None
             if not upstream.get("ok"):
                 row.update(grade="upstream fails", why=f"{upstream.get('step')}: "
                            f"{upstream.get('exc')}: {upstream.get('msg')}")
+            elif problem:
+                row.update(upstream_ok=False, grade="upstream fails", why=problem)
             else:
                 ours_file = folder / f"ours-{okey}.json"
                 if not ours_file.is_file():
