@@ -19,9 +19,8 @@ of every output is the loss), and the output's grad_fn name. The rule:
 Configurations: num_layers 1-3, bidirectional, batch_first, bias=False, dropout between layers
 (training; the default generator seeded on both sides), proj_size, h_0/c_0 given and absent,
 unbatched input, packed sequences (pack_padded_sequence, pad_packed_sequence with
-total_length), and the four cells. enforce_sorted=False sorts the lengths with aten.sort, which
-ours lacks: that refuses by name (tested). Also: the ops' errors (type and
-message) for bad input and hidden shapes.
+total_length), and the four cells; enforce_sorted=False, which sorts the lengths with aten.sort.
+Also: the ops' errors (type and message) for bad input and hidden shapes.
 """
 
 from __future__ import annotations
@@ -220,12 +219,24 @@ m.flatten_parameters()
     assert ours == up
 
 
-def test_unsorted_packing_refuses_by_name():
-    ours, _ = _both.both(PRELUDE, r'''
-try:
-    pack_padded_sequence(torch.randn(3, 2, 4), torch.tensor([2, 3]), enforce_sorted=False)
-    out["r"] = "ran"
-except NotImplementedError as e:
-    out["r"] = str(e)
+def test_unsorted_packing_agrees():
+    """enforce_sorted=False sorts the lengths (aten.sort, indices included) and unsorts the
+    result: the packed data, batch sizes, both index permutations and a GRU's output over the
+    packed batch are upstream's bit for bit. The lengths are distinct: upstream's unstable int64
+    sort orders equal keys its own way (kernels/cpu/sort.cpp)."""
+    ours, up = _both.both(PRELUDE, r'''
+torch.manual_seed(0)
+x = torch.randn(4, 4, 5)
+p = pack_padded_sequence(x, torch.tensor([2, 4, 1, 3]), enforce_sorted=False)
+out["data"] = enc(p.data)
+out["batch_sizes"] = p.batch_sizes.tolist()
+out["sorted"] = p.sorted_indices.tolist()
+out["unsorted"] = p.unsorted_indices.tolist()
+gru = nn.GRU(5, 6)
+y, h = gru(p)
+padded, lengths = pad_packed_sequence(y)
+out["y"] = enc(padded)
+out["h"] = enc(h)
+out["lengths"] = lengths.tolist()
 ''')
-    assert ours["r"].startswith("aten.sort.default has no kernel"), ours
+    assert ours == up

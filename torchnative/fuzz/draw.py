@@ -145,6 +145,9 @@ def draw_value(data, arg: dict, ctx: dict, role: str) -> object:
         return draw_int_list(data, name, ctx)
     if kind == "float":
         return draw_float(data, name)
+    if kind == "List[float]":  # scale factors: empty, the right length, or not
+        n = data.draw(st.integers(0, 3), label=f"{name} length")
+        return [draw_float(data, name) for _ in range(n)]
     if kind == "number":
         return draw_scalar(data, name)
     if kind == "List[number]":

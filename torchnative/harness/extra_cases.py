@@ -159,6 +159,9 @@ def written(dtype):
             (torch.randn(1, 2, 4, 5, generator=gen), [6, 7], True), {}),
         "aten.upsample_bicubic2d_backward.default": (
             (torch.randn(1, 2, 6, 7, generator=gen), [6, 7], [1, 2, 4, 5], True), {}),
+        # Weight norm as nn.utils.weight_norm calls it: g shaped as v's norm over dim 0.
+        "aten._weight_norm.default": (
+            (torch.randn(3, 4, generator=gen), torch.rand(3, 1, generator=gen) + 0.5, 0), {}),
         # Their out= forms.
         "aten.upsample_nearest1d.out": ((torch.randn(1, 2, 5, generator=gen), [7]),
                                         {"out": Out()}),

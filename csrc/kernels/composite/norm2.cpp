@@ -84,6 +84,49 @@ void rms_norm(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::rms_norm", rms_norm);
 
+// norm_except_dim(v, pow=2, dim=0): the pow-norm over every dim but `dim`, kept as a size-1 dim
+// each (dim -1: over everything), upstream's composite over linalg_vector_norm (its at::norm):
+// rows of v viewed (size(dim), -1) for dim 0, (-1, size(dim)) for the last, else through a
+// transpose.
+Tensor norm_except_dim_of(const Tensor& v, int64_t p, int64_t dim) {
+  auto vnorm = [p](const Tensor& x, const Value& dims) {
+    return call_tensor("aten::linalg_vector_norm",
+                       {t(x), Value::of_scalar(Scalar::from_int(p)), dims, Value::of_bool(false)});
+  };
+  if (dim == -1) return vnorm(v, Value{});
+  const int64_t n = v->dim();
+  if (dim == 0 || dim == n - 1) {
+    Dims out(static_cast<size_t>(n), 1);
+    out[static_cast<size_t>(dim)] = v->size(dim);
+    Tensor flat = call_tensor("aten::view", {t(ops::clone_contiguous(v)),
+                                             ints(dim == 0 ? Dims{v->size(0), -1}
+                                                           : Dims{-1, v->size(n - 1)})});
+    Tensor r = vnorm(flat, ints({dim == 0 ? 1 : 0}));
+    return call_tensor("aten::view", {t(r), ints(out)});
+  }
+  Tensor tr = call_tensor("aten::transpose.int", {t(v), i64(0), i64(dim)});
+  Tensor r = norm_except_dim_of(tr, p, 0);
+  return call_tensor("aten::transpose.int", {t(r), i64(0), i64(dim)});
+}
+void norm_except_dim(Call& c) { c.ret(norm_except_dim_of(c.tensor(0), c.to_int(1), c.to_int(2))); }
+TN_REGISTER_COMPOSITE("aten::norm_except_dim", norm_except_dim);
+
+// _weight_norm(v, g, dim=0): v * (g / norm_except_dim(v, 2, dim)), upstream's unfused path
+// (its fused CPU kernel for dim 0 and the last dim computes the same formula with its own
+// summation order).
+void weight_norm(Call& c) {
+  const Tensor &v = c.tensor(0), &g = c.tensor(1);
+  TN_CHECK(v->device() == g->device(), "weight_norm: expected v_in and g_in to be on the same "
+           "device, but v_in is on ", v->device().str(), " and g_in is on ", g->device().str());
+  TN_CHECK_KIND(is_floating(v->dtype()), NotImplemented,
+                "\"weight_norm_kernel\" not implemented for '",
+                c10_dtype_name(v->dtype()), "'");
+  Tensor nrm = norm_except_dim_of(v, 2, c.to_int(2));
+  Tensor scale = call_tensor("aten::div.Tensor", {t(g), t(nrm)});
+  c.ret(call_tensor("aten::mul.Tensor", {t(v), t(scale)}));
+}
+TN_REGISTER_COMPOSITE("aten::_weight_norm", weight_norm);
+
 // instance_norm(input, weight?, bias?, running_mean?, running_var?, use_input_stats, momentum,
 // eps, cudnn_enabled), upstream's: the (N, C, ...) input viewed as (1, N C, ...), parameters and
 // running stats repeated N times, batch_norm, and the running stats written back as the mean of

@@ -30,6 +30,18 @@ void compatible_shallow_copy(Call& c) {
   c.ret(Value::of_bool(a->representation() == b->representation() || dense));
 }
 
+// _is_all_true / _is_any_true(Tensor self) -> Tensor: all() / any() of a bool tensor (what
+// torch._assert_async and symbolic checks call).
+template <bool All>
+void is_all_any_true(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(self->dtype() == ScalarType::Bool, All ? "_is_all_true" : "_is_any_true",
+           " expects a bool tensor, got ", name(self->dtype()));
+  c.ret(call_tensor(All ? "aten::all" : "aten::any", {c.arg(0)}));
+}
+TN_REGISTER_COMPOSITE("aten::_is_all_true", is_all_any_true<true>);
+TN_REGISTER_COMPOSITE("aten::_is_any_true", is_all_any_true<false>);
+
 TN_REGISTER_COMPOSITE("aten::_has_compatible_shallow_copy_type", compatible_shallow_copy);
 TN_REGISTER_COMPOSITE("aten::_is_zerotensor", always_false);
 TN_REGISTER_COMPOSITE("aten::is_conj", always_false);

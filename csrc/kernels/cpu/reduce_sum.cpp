@@ -209,15 +209,11 @@ Tensor logsumexp_of(const Value& self_v, const Value& dims, bool keepdim) {
   call("aten::exp_", {Value::of(d)});
   Tensor r = call_tensor(kSumDim, {Value::of(d), dims, Value::of_bool(keepdim)});
   call("aten::log_", {Value::of(r)});
+  // m squeezed at the listed dims only (upstream's squeeze_multiple): with dim=[] and
+  // keepdim=False nothing is squeezed, and the in-place add refuses the broadcast, as upstream's.
   Tensor ms = m;
-  if (!keepdim) {
-    Dims ds = dims.ints;
-    std::vector<bool> mask = reduce_mask(xt->dim(), ds);
-    Dims kept;
-    for (int64_t i = 0; i < xt->dim(); ++i)
-      if (!mask[static_cast<size_t>(i)]) kept.push_back(xt->size(i));
-    ms = call_tensor("aten::view", {Value::of(m), Value::of_ints(kept)});
-  }
+  if (!keepdim && !dims.ints.empty())
+    ms = call_tensor("aten::squeeze.dims", {Value::of(m), dims});
   call("aten::add_.Tensor", {Value::of(r), Value::of(ms)});
   return r;
 }
