@@ -383,6 +383,13 @@ void autograd_kernel(Call& call) {
   }
   if (dual) forward_record(call, *dual);
   if (!record) return;
+  // Complex derivatives (upstream's Wirtinger calculus) are not written yet: a recorded call
+  // that makes a complex tensor refuses rather than record real-valued formulas for it.
+  for (const Value& v : call.results)
+    TN_CHECK_KIND(v.tag != Value::Tag::Tensor || !v.tensor || !is_complex(v.tensor->dtype()),
+                  NotImplemented, pretty_name(*call.op), ": autograd through complex tensors is "
+                  "not implemented by torchnative (the inputs require grad and the result is ",
+                  name(v.tensor->dtype()), ")");
   int output_nr = 0;
   auto* fnode = dynamic_cast<FormulaNode*>(node.get());
   for (Value& v : call.results) {

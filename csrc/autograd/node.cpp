@@ -106,6 +106,7 @@ Tensor alias_without_history(const Tensor& t) {
   Tensor a = make<TensorImpl>(t->storage(), t->dtype(), t->sizes(), t->strides(),
                               t->storage_offset(), t->representation());
   a->share_version(*t);
+  a->copy_math_bits(*t);
   return a;
 }
 

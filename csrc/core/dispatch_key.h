@@ -15,6 +15,8 @@ enum class DispatchKey : uint8_t {
   TN_FORALL_BACKENDS(TN_BACKEND_KEY)
 #undef TN_BACKEND_KEY
   Python = 8,
+  Negative,   // tensors with the negative bit (the imaginary part of a conjugate view)
+  Conjugate,  // tensors with the conjugate bit (x.conj() of a complex tensor)
   ADInplaceOrView,
   Autograd,
   Capture,

@@ -19,6 +19,9 @@ int rank(ScalarType t) {  // position within a category, for widening
     case ScalarType::BFloat16: return 1;
     case ScalarType::Float: return 2;
     case ScalarType::Double: return 3;
+    case ScalarType::ComplexHalf: return 1;
+    case ScalarType::ComplexFloat: return 2;
+    case ScalarType::ComplexDouble: return 3;
     default: return -1;
   }
 }
@@ -29,7 +32,24 @@ void set_default_float_dtype(ScalarType t) { g_default_float = t; }
 
 Category category(ScalarType t) {
   if (t == ScalarType::Bool) return Category::Bool;
+  if (is_complex(t)) return Category::Complex;
   return is_floating(t) ? Category::Floating : Category::Integral;
+}
+
+ScalarType to_complex_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Half: return ScalarType::ComplexHalf;
+    case ScalarType::Float: return ScalarType::ComplexFloat;
+    case ScalarType::Double: return ScalarType::ComplexDouble;
+    default:
+      TN_CHECK(is_complex(t), "Unknown Complex ScalarType for ", enum_name(t));
+      return t;
+  }
+}
+
+ScalarType default_complex_dtype() {
+  return g_default_float == ScalarType::Double ? ScalarType::ComplexDouble
+                                               : ScalarType::ComplexFloat;
 }
 
 namespace {
@@ -67,6 +87,18 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   TN_CHECK_KIND(rank(a) >= 0 && rank(b) >= 0, NotImplemented, "type promotion between ",
                 name(a), " and ", name(b), " is not implemented by torchnative");
   Category ca = category(a), cb = category(b);
+  if (ca == Category::Complex || cb == Category::Complex) {
+    // A complex type meets a float (or another complex) at the complex type of the wider of
+    // their value types; bfloat16 has no complex type (upstream's table: ComplexFloat).
+    if (ca != Category::Complex && ca != Category::Floating) return b;
+    if (cb != Category::Complex && cb != Category::Floating) return a;
+    ScalarType ra = to_real_type(a), rb = to_real_type(b);
+    if (ra == ScalarType::BFloat16 || rb == ScalarType::BFloat16) {
+      ScalarType other = ra == ScalarType::BFloat16 ? rb : ra;
+      return other == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+    }
+    return to_complex_type(rank(ra) >= rank(rb) ? ra : rb);
+  }
   if (ca != cb) return ca > cb ? a : b;
   if (ca == Category::Floating) {
     // float16 with bfloat16 meets at float32.
@@ -101,6 +133,9 @@ void ResultType::add_number(ScalarType t) {
 ScalarType combine_categories(bool has_hi, ScalarType hi, bool has_lo, ScalarType lo) {
   if (!has_hi) return lo;
   if (!has_lo) return hi;
+  if (is_complex(hi)) return hi;
+  // A complex lower tier keeps a floating higher tier's width (float64 * 1j is complex128).
+  if (is_complex(lo)) return is_floating(hi) ? to_complex_type(hi) : lo;
   if (is_floating(hi)) return hi;
   if (hi == ScalarType::Bool || is_floating(lo)) return promote_types(hi, lo);
   return hi;
@@ -110,6 +145,7 @@ ScalarType ResultType::result() const {
   // A wrapped float takes the default dtype; a wrapped int int64; a wrapped bool bool.
   ScalarType wrapped = wrapped_;
   if (has_wrapped_ && category(wrapped) == Category::Floating) wrapped = g_default_float;
+  if (has_wrapped_ && category(wrapped) == Category::Complex) wrapped = default_complex_dtype();
   bool has_lower = has_zero_ || has_wrapped_;
   ScalarType lower = combine_categories(has_zero_, zero_, has_wrapped_, wrapped);
   return combine_categories(has_dim_, dim_, has_lower, lower);

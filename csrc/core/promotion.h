@@ -1,5 +1,6 @@
 // Type promotion as upstream defines it: promote_types over the dtype lattice, and result_type
-// with Python numbers as "wrapped numbers" (they only raise the category: bool < int < float).
+// with Python numbers as "wrapped numbers" (they only raise the category: bool < int < float <
+// complex).
 // Pure C++.
 #pragma once
 
@@ -12,8 +13,13 @@ namespace tn {
 // Upstream's promote_types table for the dtypes we compute (others refuse, Type error).
 ScalarType promote_types(ScalarType a, ScalarType b);
 
-enum class Category : int8_t { Bool = 0, Integral = 1, Floating = 2 };
+enum class Category : int8_t { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
 Category category(ScalarType t);
+// float16/float32/float64 -> complex32/complex64/complex128 (complex types are their own);
+// RuntimeError "Unknown Complex ScalarType for BFloat16" otherwise, as upstream's toComplexType.
+ScalarType to_complex_type(ScalarType t);
+// complex128 when the default float dtype is float64, complex64 otherwise.
+ScalarType default_complex_dtype();
 
 // Accumulates operands in upstream's three tiers: dimensioned tensors, 0-dim tensors, and
 // wrapped numbers (Python scalars). A lower tier only matters when it raises the category.

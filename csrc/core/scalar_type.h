@@ -1,5 +1,5 @@
 // The dtype table: one X-macro row per dtype torchnative knows; everything else expands from it.
-// Pure C++ (no Python). Dtypes named here but not computable (complex, fp8, quantized) are kept
+// Pure C++ (no Python). Dtypes named here but not computable (complex32, fp8, quantized) are kept
 // so that torch.<name> exists, and flagged `supported = false` so kernels refuse them by name.
 #pragma once
 
@@ -21,8 +21,8 @@ namespace tn {
   X(Float, float32, 4, true, false, true, true, "FloatTensor", "f32")     \
   X(Double, float64, 8, true, false, true, true, "DoubleTensor", "f64")   \
   X(ComplexHalf, complex32, 4, false, true, true, false, "", "c32")       \
-  X(ComplexFloat, complex64, 8, false, true, true, false, "", "c64")      \
-  X(ComplexDouble, complex128, 16, false, true, true, false, "", "c128")   \
+  X(ComplexFloat, complex64, 8, false, true, true, true, "", "c64")       \
+  X(ComplexDouble, complex128, 16, false, true, true, true, "", "c128")    \
   X(Bool, bool, 1, false, false, false, true, "BoolTensor", "b8")        \
   X(QInt8, qint8, 1, false, false, true, false, "", "qint8")                \
   X(QUInt8, quint8, 1, false, false, false, false, "", "quint8")             \
@@ -92,6 +92,16 @@ inline bool is_floating(ScalarType t) { return info(t).is_floating; }
 const char* cpp_type_name(ScalarType t);
 // The c10::ScalarType name upstream's messages print: "Float", "Long", "Float8_e4m3fn".
 const char* enum_name(ScalarType t);
+inline bool is_complex(ScalarType t) { return info(t).is_complex; }
+// complex64 -> float32, complex128 -> float64, complex32 -> float16; others are their own.
+inline ScalarType to_real_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::ComplexHalf: return ScalarType::Half;
+    case ScalarType::ComplexFloat: return ScalarType::Float;
+    case ScalarType::ComplexDouble: return ScalarType::Double;
+    default: return t;
+  }
+}
 inline bool is_quantized(ScalarType t) { return info(t).name[0] == 'q'; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return !info(t).is_floating && !info(t).is_complex &&

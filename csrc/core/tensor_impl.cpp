@@ -367,6 +367,7 @@ Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset, S
                               offset, self->representation());
   v->share_version(*self);
   v->set_view_base(self->view_base() ? self->view_base() : self);
+  v->copy_math_bits(*self);
   return v;
 }
 

@@ -125,6 +125,18 @@ class TensorImpl : public RefCounted {
   void set_python_dispatch(bool v) {
     keys_ = v ? keys_ | key_bit(DispatchKey::Python) : keys_ & ~key_bit(DispatchKey::Python);
   }
+  // Upstream's math bits: a conjugate view (x.conj() of a complex tensor) reads as the
+  // conjugate of its bytes, a negative view as their negation. Each adds its layer's key; ops
+  // that do not handle the bit see the tensor resolved there (kernels/views/math_bits.cpp).
+  bool is_conj() const { return (keys_ & key_bit(DispatchKey::Conjugate)) != 0; }
+  bool is_neg() const { return (keys_ & key_bit(DispatchKey::Negative)) != 0; }
+  void set_conj(bool v) { set_key(DispatchKey::Conjugate, v); }
+  void set_neg(bool v) { set_key(DispatchKey::Negative, v); }
+  // Copies the math bits of `from` (views share their base's reading of the bytes).
+  void copy_math_bits(const TensorImpl& from) {
+    constexpr KeySet kBits = key_bit(DispatchKey::Conjugate) | key_bit(DispatchKey::Negative);
+    keys_ = static_cast<KeySet>((keys_ & ~kBits) | (from.keys_ & kBits));
+  }
 
   // A Python number passed where a tensor is expected (x + 1): a 0-dim tensor that takes part in
   // type promotion as a number, not as a tensor (upstream's wrapped numbers).
@@ -146,6 +158,9 @@ class TensorImpl : public RefCounted {
   void set_python_object(void* o) { pyobj_ = o; }
 
  private:
+  void set_key(DispatchKey k, bool v) {
+    keys_ = static_cast<KeySet>(v ? keys_ | key_bit(k) : keys_ & ~key_bit(k));
+  }
   void refresh();
   void refresh_span();
 

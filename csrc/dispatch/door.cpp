@@ -27,6 +27,8 @@ const char* dispatch_key_name(DispatchKey k) {
     TN_FORALL_BACKENDS(TN_KEY_NAME)
 #undef TN_KEY_NAME
     case DispatchKey::Python: return "Python";
+    case DispatchKey::Negative: return "Negative";
+    case DispatchKey::Conjugate: return "Conjugate";
     case DispatchKey::ADInplaceOrView: return "ADInplaceOrView";
     case DispatchKey::Autograd: return "Autograd";
     case DispatchKey::Capture: return "Capture";
@@ -118,6 +120,8 @@ bool is_backend_slot(int s) { return s < static_cast<int>(KernelSlot::CompositeI
 int slot_of_key(DispatchKey k) {
   switch (k) {
     case DispatchKey::Python: return static_cast<int>(KernelSlot::Python);
+    case DispatchKey::Negative: return static_cast<int>(KernelSlot::Negative);
+    case DispatchKey::Conjugate: return static_cast<int>(KernelSlot::Conjugate);
     case DispatchKey::ADInplaceOrView: return static_cast<int>(KernelSlot::ADInplaceOrView);
     case DispatchKey::Autograd: return static_cast<int>(KernelSlot::Autograd);
     case DispatchKey::Capture: return static_cast<int>(KernelSlot::Capture);

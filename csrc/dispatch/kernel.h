@@ -129,6 +129,8 @@ enum class KernelSlot : int8_t {
   CompositeImplicit = 8,  // upstream's CompositeImplicitAutograd: decomposes at Autograd
   CompositeExplicit,      // upstream's CompositeExplicitAutograd: every back end's key
   Python,
+  Negative,
+  Conjugate,
   ADInplaceOrView,
   Autograd,
   Capture,

@@ -6,6 +6,9 @@
 //   Autograd         records the graph; CompositeImplicit kernels (upstream's
 //                    CompositeImplicitAutograd) run here, so every layer below sees their pieces
 //   ADInplaceOrView  version bumps of written arguments, derived from the schema's alias info
+//   Conjugate        tensors whose conjugate bit is set (x.conj()): the op's inputs resolved
+//   Negative         ... negative bit set (an imaginary part of a conjugate view): the same
+//                    (kernels/views/math_bits.cpp); view ops and copy_ pass the bits through
 //   Python           TorchDispatchMode and __torch_dispatch__ subclasses (below autograd, as
 //                    upstream places it)
 //   back ends        one key per row of the device table (core/device_table.h), lowest first

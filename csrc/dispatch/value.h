@@ -14,27 +14,47 @@
 
 namespace tn {
 
-// A number whose Python type matters for promotion (int / float / bool), as upstream's Scalar.
+// A number whose Python type matters for promotion (int / float / complex / bool), as upstream's
+// Scalar. A complex number keeps its real part in `d` and its imaginary part in `im`.
 struct Scalar {
-  enum class Kind : uint8_t { Int, Double, Bool } kind = Kind::Int;
+  enum class Kind : uint8_t { Int, Double, Bool, Complex };
   int64_t i = 0;
   double d = 0;
+  double im = 0;
+  Kind kind = Kind::Int;  // after the numbers: 32 bytes in all, as before complex numbers
   bool b = false;
 
   static Scalar from_int(int64_t v) { Scalar s; s.kind = Kind::Int; s.i = v; return s; }
   static Scalar from_double(double v) { Scalar s; s.kind = Kind::Double; s.d = v; return s; }
   static Scalar from_bool(bool v) { Scalar s; s.kind = Kind::Bool; s.b = v; return s; }
-  double to_double() const { return kind == Kind::Double ? d : kind == Kind::Int ? double(i) : b; }
-  int64_t to_int() const {
-    return kind == Kind::Int ? i : kind == Kind::Double ? static_cast<int64_t>(d) : b;
+  static Scalar from_complex(double re, double imag) {
+    Scalar s;
+    s.kind = Kind::Complex;
+    s.d = re;
+    s.im = imag;
+    return s;
   }
+  // The real part of a complex number (callers that may see one check is_complex first).
+  double to_double() const {
+    return kind == Kind::Double || kind == Kind::Complex ? d : kind == Kind::Int ? double(i) : b;
+  }
+  int64_t to_int() const {
+    return kind == Kind::Int ? i
+           : kind == Kind::Double || kind == Kind::Complex ? static_cast<int64_t>(d) : b;
+  }
+  // The imaginary part (0 for real numbers).
+  double imag() const { return kind == Kind::Complex ? im : 0.0; }
   bool is_floating() const { return kind == Kind::Double; }
+  bool is_complex() const { return kind == Kind::Complex; }
   bool is_bool() const { return kind == Kind::Bool; }
   bool is_integral() const { return kind == Kind::Int; }
-  // The dtype upstream gives a 0-dim tensor made from this number (int64 / float64 / bool).
+  // The dtype upstream gives a 0-dim tensor made from this number (int64 / float64 /
+  // complex128 / bool).
   ScalarType default_dtype() const {
-    return kind == Kind::Double ? ScalarType::Double
-                                : kind == Kind::Int ? ScalarType::Long : ScalarType::Bool;
+    return kind == Kind::Double    ? ScalarType::Double
+           : kind == Kind::Int     ? ScalarType::Long
+           : kind == Kind::Complex ? ScalarType::ComplexDouble
+                                   : ScalarType::Bool;
   }
 };
 

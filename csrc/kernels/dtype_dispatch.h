@@ -2,7 +2,9 @@
 // using T = decltype(zero); ... }). Dtypes without a case refuse by name with the op's key.
 #pragma once
 
+#include <complex>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/half.h"
@@ -26,6 +28,26 @@ void dispatch_dtype(ScalarType t, const std::string& op_key, F&& f) {
     default:
       TN_FAIL(NotImplemented, op_key, " has no kernel in torchnative for dense CPU tensors of dtype ",
               name(t));
+  }
+}
+
+// The complex dtypes are computed as std::complex, whose layout (two values, real first) is
+// c10::complex's. Kernels spell the arithmetic out on real() and imag() (ew_math's complex
+// functors) rather than use std::complex's operators, whose C99 Annex G recovery of infinities
+// upstream's c10::complex does not make.
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+template <typename T> struct IsComplex : std::false_type {};
+template <typename R> struct IsComplex<std::complex<R>> : std::true_type {};
+template <typename T> constexpr bool is_complex_v = IsComplex<T>::value;
+
+// dispatch_dtype with complex64 and complex128 too, for kernels written for them.
+template <typename F>
+void dispatch_dtype_complex(ScalarType t, const std::string& op_key, F&& f) {
+  switch (t) {
+    case ScalarType::ComplexFloat: f(cfloat{}); return;
+    case ScalarType::ComplexDouble: f(cdouble{}); return;
+    default: dispatch_dtype(t, op_key, f);
   }
 }
 

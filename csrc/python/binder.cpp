@@ -192,6 +192,16 @@ bool tensor_scalar(TensorImpl* t, Scalar* s) {
       return true;
     case ScalarType::Float: *s = Scalar::from_double(*static_cast<const float*>(p)); return true;
     case ScalarType::Double: *s = Scalar::from_double(*static_cast<const double*>(p)); return true;
+    case ScalarType::ComplexFloat: {
+      const float* z = static_cast<const float*>(p);
+      *s = Scalar::from_complex(z[0], z[1]);
+      return true;
+    }
+    case ScalarType::ComplexDouble: {
+      const double* z = static_cast<const double*>(p);
+      *s = Scalar::from_complex(z[0], z[1]);
+      return true;
+    }
     default: return false;
   }
 }
@@ -232,6 +242,10 @@ bool as_scalar(PyObject* o, Scalar* s) {
   }
   if (PyFloat_Check(o)) {
     *s = Scalar::from_double(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {
+    *s = Scalar::from_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
     return true;
   }
   if (is_tensor(o)) return tensor_scalar(impl_of(o), s);
@@ -341,7 +355,10 @@ Tensor wrapped_number(PyObject* o) {
   if (!as_scalar(o, &s)) return Tensor();
   Tensor t = empty_tensor({}, s.default_dtype(), Device{});
   void* p = t->data_unchecked();
-  if (s.is_floating()) *static_cast<double*>(p) = s.d;
+  if (s.is_complex()) {
+    static_cast<double*>(p)[0] = s.d;
+    static_cast<double*>(p)[1] = s.im;
+  } else if (s.is_floating()) *static_cast<double*>(p) = s.d;
   else if (s.is_bool()) *static_cast<bool*>(p) = s.b;
   else *static_cast<int64_t*>(p) = s.i;
   t->set_wrapped_number(true);
@@ -426,7 +443,7 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
   switch (t.kind) {
     case TypeKind::Tensor: {
     if (!is_tensor(o)) {
-      if (PyLong_Check(o) || PyFloat_Check(o)) {  // bool too: a subclass of int
+      if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {  // bool: an int
         if (!allows_numbers_as_tensors(t_binding_op)) return false;
         Tensor w = wrapped_number(o);
         if (!w) return false;
@@ -1009,6 +1026,21 @@ PyObject* results_to_python(const FunctionSchema& s, std::vector<Value>& results
 
 }  // namespace
 
+PyObject* emit_kernel_warnings(PyObject* r) {
+  // As upstream's: a warnings filter that makes one an error discards the result and raises it.
+  if (any_warnings())
+    for (const std::string& w : take_warnings())
+      if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
+  return r;
+}
+
+PyObject* scalar_to_python(const Scalar& s) {
+  if (s.is_complex()) return PyComplex_FromDoubles(s.d, s.im);
+  if (s.is_floating()) return PyFloat_FromDouble(s.d);
+  if (s.is_bool()) return PyBool_FromLong(s.b);
+  return PyLong_FromLongLong(s.i);
+}
+
 PyObject* to_python(const Value& v) {
   switch (v.tag) {
     case Value::Tag::None: Py_RETURN_NONE;
@@ -1016,10 +1048,7 @@ PyObject* to_python(const Value& v) {
     case Value::Tag::Int: return PyLong_FromLongLong(v.i);
     case Value::Tag::Double: return PyFloat_FromDouble(v.d);
     case Value::Tag::Bool: return PyBool_FromLong(v.b);
-    case Value::Tag::Scalar:
-      if (v.scalar.is_floating()) return PyFloat_FromDouble(v.scalar.d);
-      if (v.scalar.is_bool()) return PyBool_FromLong(v.scalar.b);
-      return PyLong_FromLongLong(v.scalar.i);
+    case Value::Tag::Scalar: return scalar_to_python(v.scalar);
     case Value::Tag::String: return PyUnicode_FromString(v.str.c_str());
     case Value::Tag::IntList: {
       PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.ints.size()));
@@ -1058,10 +1087,7 @@ PyObject* to_python(const Value& v) {
     case Value::Tag::ScalarList: {
       PyObject* l = PyList_New(static_cast<Py_ssize_t>(v.scalars.size()));
       for (size_t k = 0; k < v.scalars.size(); ++k) {
-        const Scalar& sc = v.scalars[k];
-        PyList_SET_ITEM(l, k, sc.is_floating() ? PyFloat_FromDouble(sc.d)
-                              : sc.is_bool()   ? PyBool_FromLong(sc.b)
-                                               : PyLong_FromLongLong(sc.i));
+        PyList_SET_ITEM(l, k, scalar_to_python(v.scalars[k]));
       }
       return l;
     }
@@ -1233,12 +1259,7 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
   }
   PyObject* r = results_to_python(s, results, b, schema_names);
   if (r && b.requires_grad && is_tensor(r)) impl_of(r)->set_requires_grad(true);
-  // The kernel's warnings, as upstream's: a warnings filter that makes one an error discards
-  // the result and raises it.
-  if (any_warnings())
-    for (const std::string& w : take_warnings())
-      if (r && PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) < 0) Py_CLEAR(r);
-  return r;
+  return emit_kernel_warnings(r);
   TN_PY_CATCH(nullptr)
 }
 

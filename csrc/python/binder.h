@@ -36,6 +36,11 @@ PyObject* call_overloads(const char* display_name, const std::vector<Overload>& 
 // Python value -> Value for one schema argument type; false (no error set) when it does not fit.
 // out must be a fresh (None) Value: only the fields of the kind bound are written.
 bool to_value(PyObject* obj, const Argument& arg, Value* out);
+// Hands the warnings the kernels of a call queued (core/warning.h) to Python's warnings module,
+// for bindings that call the door themselves; returns r, or null when a filter raised one.
+PyObject* emit_kernel_warnings(PyObject* r);
+// A Scalar as the Python number of its kind (int, float, complex, bool).
+PyObject* scalar_to_python(const Scalar& s);
 // A result Value -> Python object (new reference).
 PyObject* to_python(const Value& v);
 

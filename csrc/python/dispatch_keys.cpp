@@ -303,6 +303,8 @@ PyObject* keyset_object(KeySet ks) {
   if ((ks & key_bit(DispatchKey::Autograd)) && !any_backend) set_named(m, "AutogradFunctionality");
   if (ks & key_bit(DispatchKey::ADInplaceOrView)) set_named(m, "ADInplaceOrView");
   if (ks & key_bit(DispatchKey::Python)) set_named(m, "Python");
+  if (ks & key_bit(DispatchKey::Conjugate)) set_named(m, "Conjugate");
+  if (ks & key_bit(DispatchKey::Negative)) set_named(m, "Negative");
   return new_set(m);
 }
 
@@ -326,6 +328,8 @@ bool keyset_of(PyObject* o, KeySet* out) {
   if (autograd) ks |= key_bit(DispatchKey::Autograd);
   if (test_named(m, "ADInplaceOrView")) ks |= key_bit(DispatchKey::ADInplaceOrView);
   if (test_named(m, "Python")) ks |= key_bit(DispatchKey::Python);
+  if (test_named(m, "Conjugate")) ks |= key_bit(DispatchKey::Conjugate);
+  if (test_named(m, "Negative")) ks |= key_bit(DispatchKey::Negative);
   *out = ks;
   return true;
 }

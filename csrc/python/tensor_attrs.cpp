@@ -129,6 +129,7 @@ PyObject* get_data(PyObject* self, void*) {
   TensorImpl* t = T(self);
   Tensor d = make<TensorImpl>(t->storage(), t->dtype(), t->sizes(), t->strides(),
                               t->storage_offset(), t->representation());
+  d->copy_math_bits(*t);
   return wrap_tensor(d);
 }
 
@@ -190,6 +191,66 @@ PyObject* get_mT(PyObject* self, void*) {
   return call_view(self, "aten::transpose.int", {Value::of_int(-2), Value::of_int(-1)});
 }
 
+// .H and .mH: .T and .mT, conjugated for complex tensors (a conjugate view, as upstream's).
+PyObject* conj_if_complex(PyObject* self, PyObject* v) {
+  if (!v || !is_complex(T(self)->dtype())) return v;
+  TN_PY_TRY
+  Tensor r = call_tensor("aten::conj", {Value::of(Tensor(impl_of(v)))});
+  Py_DECREF(v);
+  return wrap_tensor(r);
+  TN_PY_CATCH(nullptr)
+}
+PyObject* get_H(PyObject* self, void*) {
+  int64_t n = T(self)->dim();
+  if (n != 2 && n != 0) {
+    PyErr_Format(PyExc_RuntimeError, "tensor.H is only supported on matrices (2-D tensors). "
+                 "Got %lld-D tensor.%s", static_cast<long long>(n),
+                 " For batches of matrices, consider using tensor.mH");
+    return nullptr;
+  }
+  return conj_if_complex(self, get_T(self, nullptr));
+}
+PyObject* get_mH(PyObject* self, void*) { return conj_if_complex(self, get_mT(self, nullptr)); }
+
+// .real / .imag: views (aten::real / aten::imag); assigning copies into them, as upstream.
+PyObject* get_real(PyObject* self, void*) { return call_view(self, "aten::real", {}); }
+PyObject* get_imag(PyObject* self, void*) { return call_view(self, "aten::imag", {}); }
+int set_part(PyObject* self, PyObject* value, const char* part) {
+  if (!value) {
+    PyErr_Format(PyExc_TypeError, "cannot delete tensor.%s", part + 6);
+    return -1;
+  }
+  PyObject* view = call_view(self, part, {});
+  if (!view) return -1;
+  PyObject* r = PyObject_CallMethod(view, "copy_", "O", value);
+  Py_DECREF(view);
+  if (r) {
+    Py_DECREF(r);
+    return 0;
+  }
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+  // A Python number: copied in as a 0-dim tensor.
+  PyErr_Clear();
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return -1;
+  PyObject* t = PyObject_CallMethod(torch, "tensor", "O", value);
+  Py_DECREF(torch);
+  if (!t) return -1;
+  view = call_view(self, part, {});
+  if (!view) {
+    Py_DECREF(t);
+    return -1;
+  }
+  r = PyObject_CallMethod(view, "copy_", "O", t);
+  Py_DECREF(view);
+  Py_DECREF(t);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+int set_real(PyObject* self, PyObject* v, void*) { return set_part(self, v, "aten::real"); }
+int set_imag(PyObject* self, PyObject* v, void*) { return set_part(self, v, "aten::imag"); }
+
 }  // namespace
 
 PyGetSetDef kTensorGetSet[] = {
@@ -219,8 +280,10 @@ PyGetSetDef kTensorGetSet[] = {
     {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
     {"T", get_T, nullptr, nullptr, nullptr},
     {"mT", get_mT, nullptr, nullptr, nullptr},
-    {"H", get_T, nullptr, nullptr, nullptr},   // real dtypes only: H is T
-    {"mH", get_mT, nullptr, nullptr, nullptr},  // likewise
+    {"H", get_H, nullptr, nullptr, nullptr},
+    {"mH", get_mH, nullptr, nullptr, nullptr},
+    {"real", get_real, set_real, nullptr, nullptr},
+    {"imag", get_imag, set_imag, nullptr, nullptr},
     {"is_cpu", get_is_cpu, nullptr, nullptr, nullptr},
     {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
     {"is_cuda", get_false, nullptr, nullptr, nullptr},

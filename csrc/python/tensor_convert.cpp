@@ -47,7 +47,7 @@ PyObject* convert(PyObject* self, const Target& t) {
   }
   std::vector<Value> args{Value::of(Tensor(impl)), Value::of_dtype(dt), Value{},
                           Value::of_device(dev), Value{}, Value::of_bool(t.non_blocking), mf};
-  return wrap_tensor(call_tensor("aten::_to_copy", std::move(args)));
+  return emit_kernel_warnings(wrap_tensor(call_tensor("aten::_to_copy", std::move(args))));
   TN_PY_CATCH(nullptr)
 }
 

@@ -162,6 +162,14 @@ PyObject* element(TensorImpl* t, int64_t offset) {
       return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const BFloat16*>(base)));
     case ScalarType::Float: return PyFloat_FromDouble(*reinterpret_cast<const float*>(base));
     case ScalarType::Double: return PyFloat_FromDouble(*reinterpret_cast<const double*>(base));
+    case ScalarType::ComplexFloat: {
+      const float* z = reinterpret_cast<const float*>(base);
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
+    case ScalarType::ComplexDouble: {
+      const double* z = reinterpret_cast<const double*>(base);
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
     default:
       PyErr_Format(PyExc_NotImplementedError,
                    "reading elements of dtype %s is not implemented by torchnative",
@@ -227,6 +235,9 @@ PyObject* tolist_dim(TensorImpl* t, int64_t dim, int64_t offset) {
 PyObject* m_tolist(PyObject* self, PyObject*) {
   TN_PY_TRY
   Tensor h = on_host(T(self));
+  // The values a conjugate or negative view reads as, as upstream's tolist resolves them.
+  if (h->is_conj()) h = call_tensor("aten::resolve_conj", {Value::of(h)});
+  if (h->is_neg()) h = call_tensor("aten::resolve_neg", {Value::of(h)});
   return tolist_dim(h.get(), 0, h->storage_offset());
   TN_PY_CATCH(nullptr)
 }
@@ -248,16 +259,39 @@ PyObject* m_bool(PyObject* self, PyObject*) {
   return PyBool_FromLong(truth);
 }
 
+// int() and float() of a complex element: its real part, refused as upstream's item<T>() refuses
+// a non-zero imaginary part.
+PyObject* real_of_complex(PyObject* v, const char* cpp_type) {
+  if (!v || !PyComplex_Check(v)) return v;
+  double re = PyComplex_RealAsDouble(v), im = PyComplex_ImagAsDouble(v);
+  Py_DECREF(v);
+  if (im != 0) {
+    PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow",
+                 cpp_type);
+    return nullptr;
+  }
+  return PyFloat_FromDouble(re);
+}
+
 PyObject* m_int(PyObject* self, PyObject*) {
-  PyObject* v = m_item(self, nullptr);
+  PyObject* v = real_of_complex(m_item(self, nullptr), "int64_t");
   if (!v) return nullptr;
   PyObject* r = PyNumber_Long(v);
   Py_DECREF(v);
   return r;
 }
 
-PyObject* m_float(PyObject* self, PyObject*) {
+PyObject* m_complex(PyObject* self, PyObject*) {
   PyObject* v = m_item(self, nullptr);
+  if (!v || PyComplex_Check(v)) return v;
+  double re = PyFloat_AsDouble(v);
+  Py_DECREF(v);
+  if (re == -1.0 && PyErr_Occurred()) return nullptr;
+  return PyComplex_FromDoubles(re, 0.0);
+}
+
+PyObject* m_float(PyObject* self, PyObject*) {
+  PyObject* v = real_of_complex(m_item(self, nullptr), "double");
   if (!v) return nullptr;
   PyObject* r = PyNumber_Float(v);
   Py_DECREF(v);
@@ -267,7 +301,7 @@ PyObject* m_float(PyObject* self, PyObject*) {
 // __index__: only integer tensors with one element, as upstream.
 PyObject* m_index(PyObject* self, PyObject*) {
   TensorImpl* t = T(self);
-  if (is_floating(t->dtype()) || t->numel() != 1) {
+  if (!is_integral(t->dtype(), true) || t->numel() != 1) {
     PyErr_SetString(PyExc_TypeError,
                     "only integer tensors of a single element can be converted to an index");
     return nullptr;
@@ -307,7 +341,8 @@ PyObject* m_make_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
   Tensor alias = make<TensorImpl>(d->storage(), d->dtype(), d->sizes(), d->strides(),
                                   d->storage_offset(), d->representation());
   alias->share_version(*d);
-  if (require_grad && !is_floating(d->dtype())) {
+  alias->copy_math_bits(*d);
+  if (require_grad && !is_floating(d->dtype()) && !is_complex(d->dtype())) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Only Tensors of floating point and complex dtype can require gradients");
     return nullptr;
@@ -327,6 +362,7 @@ PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
   Tensor alias = make<TensorImpl>(d->storage(), d->dtype(), d->sizes(), d->strides(),
                                   d->storage_offset(), d->representation());
   alias->share_version(*d);
+  alias->copy_math_bits(*d);
   alias->set_requires_grad(d->requires_grad());
   return wrap_tensor(alias, reinterpret_cast<PyTypeObject*>(cls));
 }
@@ -356,6 +392,7 @@ PyMethodDef kTensorMethods[] = {
     {"requires_grad_", reinterpret_cast<PyCFunction>(m_requires_grad_),
      METH_VARARGS | METH_KEYWORDS, nullptr},
     {"item", m_item, METH_NOARGS, nullptr},
+    {"__complex__", m_complex, METH_NOARGS, nullptr},
     {"tolist", m_tolist, METH_NOARGS, nullptr},
     {"__bool__", m_bool, METH_NOARGS, nullptr},
     {"__int__", m_int, METH_NOARGS, nullptr},

@@ -10,6 +10,7 @@
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
 #include "dispatch/keys.h"
+#include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 #include "python/device.h"
@@ -125,7 +126,7 @@ Tensor tensor_from_buffer(PyObject* obj, bool* ok) {
 
 struct Inferred {
   Dims sizes;
-  bool has_float = false, has_int = false, has_bool = false;
+  bool has_float = false, has_int = false, has_bool = false, has_complex = false;
   bool has_tensor_dtype = false;
   ScalarType tensor_dtype = ScalarType::Bool;
 };
@@ -174,21 +175,20 @@ void infer(PyObject* o, size_t depth, Inferred* inf) {
     inf->tensor_dtype = inf->has_tensor_dtype ? promote_types(inf->tensor_dtype, t) : t;
     inf->has_tensor_dtype = true;
   } else if (PyComplex_Check(o)) {
-    TN_FAIL(NotImplemented, "complex tensors are not implemented by torchnative");
+    inf->has_complex = true;
   } else {
     TN_FAIL(Type, "new(): invalid data type '", Py_TYPE(o)->tp_name, "'");
   }
 }
 
 ScalarType inferred_dtype(const Inferred& inf) {
-  ScalarType t = inf.has_float ? default_float_dtype()
-                 : inf.has_int ? ScalarType::Long
-                               : ScalarType::Bool;
-  if (!inf.has_float && !inf.has_int && !inf.has_bool && !inf.has_tensor_dtype)
-    return default_float_dtype();  // an empty list
-  if (inf.has_tensor_dtype)
-    t = (inf.has_float || inf.has_int || inf.has_bool) ? promote_types(t, inf.tensor_dtype)
-                                                       : inf.tensor_dtype;
+  ScalarType t = inf.has_complex ? default_complex_dtype()
+                 : inf.has_float ? default_float_dtype()
+                 : inf.has_int   ? ScalarType::Long
+                                 : ScalarType::Bool;
+  bool has_number = inf.has_complex || inf.has_float || inf.has_int || inf.has_bool;
+  if (!has_number && !inf.has_tensor_dtype) return default_float_dtype();  // an empty list
+  if (inf.has_tensor_dtype) t = has_number ? promote_types(t, inf.tensor_dtype) : inf.tensor_dtype;
   return t;
 }
 
@@ -217,7 +217,21 @@ void store(T* out, PyObject* o) {
   }
   constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
   Scalar s;
-  if (PyFloat_Check(o)) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    if (PyComplex_Check(o)) {
+      *out = T(static_cast<R>(PyComplex_RealAsDouble(o)), static_cast<R>(PyComplex_ImagAsDouble(o)));
+    } else {
+      double d = PyFloat_Check(o) ? PyFloat_AS_DOUBLE(o) : PyLong_AsDouble(o);
+      if (d == -1.0 && PyErr_Occurred()) throw PythonErrorSet();
+      *out = T(static_cast<R>(d), R(0));
+    }
+    return;
+  } else if (PyComplex_Check(o)) {  // into a real dtype: Python's own unpacking errors
+    TN_FAIL(Type, kIntegral || std::is_same_v<T, bool>
+                      ? "'complex' object cannot be interpreted as an integer"
+                      : "must be real number, not complex");
+  } else if (PyFloat_Check(o)) {
     s = Scalar::from_double(PyFloat_AS_DOUBLE(o));
   } else if (!kIntegral && !std::is_same_v<T, bool>) {
     double d = PyLong_AsDouble(o);  // OverflowError past double's range, as upstream
@@ -270,6 +284,8 @@ Tensor from_nested(PyObject* data, std::optional<ScalarType> dtype) {
     case ScalarType::Long: { auto* q = static_cast<int64_t*>(p); fill_from(data, q); break; }
     case ScalarType::Float: { auto* q = static_cast<float*>(p); fill_from(data, q); break; }
     case ScalarType::Double: { auto* q = static_cast<double*>(p); fill_from(data, q); break; }
+    case ScalarType::ComplexFloat: { auto* q = static_cast<cfloat*>(p); fill_from(data, q); break; }
+    case ScalarType::ComplexDouble: { auto* q = static_cast<cdouble*>(p); fill_from(data, q); break; }
     case ScalarType::Half: {
       // Through double, as upstream: a Python float rounds once, to half.
       std::vector<double> tmp(r->numel());

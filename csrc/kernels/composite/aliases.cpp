@@ -116,7 +116,7 @@ void outer(Call& c) {
 TN_REGISTER_COMPOSITE("aten::outer", outer);
 
 ScalarType number_dtype(const Scalar& s) {
-  return s.is_floating() ? ScalarType::Double : s.is_bool() ? ScalarType::Bool : ScalarType::Long;
+  return s.default_dtype();
 }
 
 // A 0-dim tensor of s in dtype on device, as upstream's where overloads make it.

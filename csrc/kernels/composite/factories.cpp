@@ -54,8 +54,10 @@ TN_REGISTER_COMPOSITE("aten::ones.out", constant_out<1>);
 
 // full's dtype when none is given: bool for bool, int64 for int, the default float dtype else.
 ScalarType full_dtype(const Scalar& v) {
-  return v.is_bool() ? ScalarType::Bool : v.is_integral() ? ScalarType::Long
-                                                          : default_float_dtype();
+  return v.is_bool()       ? ScalarType::Bool
+         : v.is_integral() ? ScalarType::Long
+         : v.is_complex()  ? default_complex_dtype()
+                           : default_float_dtype();
 }
 
 // full(SymInt[] size, Scalar fill_value, *, dtype?, layout?, device?, pin_memory?)

@@ -14,10 +14,12 @@ namespace {
 // of the pieces: abs, ne.Scalar, eq.Tensor, then mul.Tensor(eq, ne).
 void isfinite(Call& c) {
   const Tensor& self = c.tensor(0);
+  if (is_complex(self->dtype())) {  // both parts finite, as upstream composes it
+    Tensor re = call_tensor("aten::isfinite", {Value::of(call_tensor("aten::real", {c.arg(0)}))});
+    Tensor im = call_tensor("aten::isfinite", {Value::of(call_tensor("aten::imag", {c.arg(0)}))});
+    return c.ret(call_tensor("aten::logical_and", {Value::of(re), Value::of(im)}));
+  }
   if (!is_floating(self->dtype())) {
-    TN_CHECK_KIND(!info(self->dtype()).is_complex, NotImplemented, c.key(),
-                  " for complex tensors (isfinite of the real and imaginary parts) is not "
-                  "implemented by torchnative");
     Value preserve;
     preserve.tag = Value::Tag::MemoryFormat;
     preserve.memory_format = MemoryFormatKind::Preserve;

@@ -1,5 +1,5 @@
-// Tensor predicates that are operators upstream: the math-bit flags (conj, neg, zerotensor) are
-// never set on our tensors, and the rest answer from metadata. Valid for every representation.
+// Tensor predicates that are operators upstream, answered from metadata (the math bits conj and
+// neg included; zerotensor is never set on our tensors). Valid for every representation.
 #include <algorithm>
 
 #include "core/backend.h"
@@ -9,13 +9,15 @@ namespace tn {
 namespace {
 
 void always_false(Call& c) { c.ret(Value::of_bool(false)); }
+void is_conj(Call& c) { c.ret(Value::of_bool(c.tensor(0)->is_conj())); }
+void is_neg(Call& c) { c.ret(Value::of_bool(c.tensor(0)->is_neg())); }
 
 // is_same_size(Tensor self, Tensor other) -> bool
 void is_same_size(Call& c) { c.ret(Value::of_bool(c.tensor(0)->sizes() == c.tensor(1)->sizes())); }
 
 // is_floating_point / is_complex / is_signed (Tensor self) -> bool
 void is_floating_point(Call& c) { c.ret(Value::of_bool(is_floating(c.tensor(0)->dtype()))); }
-void is_complex(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_complex)); }
+void is_complex_dtype(Call& c) { c.ret(Value::of_bool(info(c.tensor(0)->dtype()).is_complex)); }
 // is_inference(Tensor self) -> bool: made under torch.inference_mode (core/tensor_impl.h).
 void is_inference(Call& c) { c.ret(Value::of_bool(c.tensor(0)->is_inference())); }
 
@@ -44,12 +46,12 @@ TN_REGISTER_COMPOSITE("aten::_is_any_true", is_all_any_true<false>);
 
 TN_REGISTER_COMPOSITE("aten::_has_compatible_shallow_copy_type", compatible_shallow_copy);
 TN_REGISTER_COMPOSITE("aten::_is_zerotensor", always_false);
-TN_REGISTER_COMPOSITE("aten::is_conj", always_false);
-TN_REGISTER_COMPOSITE("aten::is_neg", always_false);
+TN_REGISTER_COMPOSITE("aten::is_conj", is_conj);
+TN_REGISTER_COMPOSITE("aten::is_neg", is_neg);
 TN_REGISTER_COMPOSITE("aten::is_inference", is_inference);
 TN_REGISTER_COMPOSITE("aten::is_same_size", is_same_size);
 TN_REGISTER_COMPOSITE("aten::is_floating_point", is_floating_point);
-TN_REGISTER_COMPOSITE("aten::is_complex", is_complex);
+TN_REGISTER_COMPOSITE("aten::is_complex", is_complex_dtype);
 TN_REGISTER_COMPOSITE("aten::is_signed", is_signed);
 
 }  // namespace

@@ -29,10 +29,19 @@ void check_mm_operands(const Tensor& a, const Tensor& b, const std::string& key)
   check_gemm_dtype(a, key);
 }
 
+// alpha or beta of addmm/baddbmm: complex values other than real ones are refused by name (the
+// products take real factors).
+double real_scalar(const Call& c, size_t i) {
+  Scalar s = c.scalar(i);
+  TN_CHECK_KIND(s.imag() == 0, NotImplemented, c.key(), ": a complex alpha or beta with a "
+                "non-zero imaginary part is not implemented by torchnative");
+  return s.to_double();
+}
+
 // out (m x n, contiguous, out's dtype = a's) = alpha*a·b + beta*out.
 void gemm_2d(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta,
              const std::string& key) {
-  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!std::is_same_v<T, bool>) {
       gemm<T>(a->size(0), b->size(1), a->size(1),
@@ -70,7 +79,7 @@ void addmm_rule(Call& c) {
 }
 void addmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
-  double beta = c.scalar(3).to_double(), alpha = c.scalar(4).to_double();
+  double beta = real_scalar(c, 3), alpha = real_scalar(c, 4);
   if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
   gemm_2d(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
 }
@@ -91,7 +100,7 @@ void check_bmm_operands(const Tensor& a, const Tensor& b, const std::string& key
 void bmm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
               double beta, const std::string& key) {
   int64_t m = a->size(1), k = a->size(2), n = b->size(2);
-  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!std::is_same_v<T, bool>) {
       const T* pa = data_of<T>(a, key);
@@ -180,7 +189,7 @@ void baddbmm_rule(Call& c) {
 }
 void baddbmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
-  double beta = c.scalar(3).to_double(), alpha = c.scalar(4).to_double();
+  double beta = real_scalar(c, 3), alpha = real_scalar(c, 4);
   if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
   if (bmm_small_in_order(c.tensor(1), c.tensor(2), out, c.key(), true, alpha, beta)) return;
   bmm_into(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());

@@ -46,6 +46,9 @@ void load(Blas& b) {
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
   b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
+  b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
+  b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
+  b.handle = lib;
   b.set_num_threads = symbol<void (*)(int)>(lib, "MKL_Set_Num_Threads", path);
   b.sgemm_batch = symbol<Blas::SgemmBatch>(lib, "cblas_sgemm_batch", path);
   b.dgemm_batch = symbol<Blas::DgemmBatch>(lib, "cblas_dgemm_batch", path);
@@ -83,6 +86,12 @@ void load(Blas& b) {
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
   b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
+  b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
+  b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
+  b.handle = lib;
+  b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
+  b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
+  b.handle = lib;
   b.set_num_threads = symbol<void (*)(int)>(lib, "openblas_set_num_threads", path);
 }
 

@@ -40,6 +40,9 @@ struct Blas {
   // Triangular solves (upstream's linalg.solve_triangular calls ?trsm).
   decltype(&cblas_strsm) strsm;
   decltype(&cblas_dtrsm) dtrsm;
+  // complex64 / complex128 products (alpha, beta point to a complex of the operands' type).
+  decltype(&cblas_cgemm) cgemm;
+  decltype(&cblas_zgemm) zgemm;
   void (*set_num_threads)(int);
   // MKL's cblas_?gemm_batch (one group of equal-sized products; MKL_INT is int in the LP64
   // interface mkl_rt starts with), which upstream's bmm calls for float and double operands
@@ -58,6 +61,9 @@ struct Blas {
   // Null with OpenBLAS, which has no vector math: the kernels then keep their std:: functions.
   VmlS vml_s[static_cast<int>(VmlFn::kCount)] = {};
   VmlD vml_d[static_cast<int>(VmlFn::kCount)] = {};
+  // The loaded library, for the kernels that look up entry points of their own (MKL's DFTI in
+  // kernels/cpu/fft.cpp).
+  void* handle = nullptr;
 };
 
 // Loads the configured BLAS once (thread-safe); refuses with a clear error naming the library

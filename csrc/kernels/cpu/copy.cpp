@@ -3,6 +3,9 @@
 #include "kernels/cpu/copy.h"
 
 #include <cstring>
+#include <mutex>
+
+#include "core/warning.h"
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
@@ -10,6 +13,10 @@
 namespace tn {
 
 namespace {
+
+struct Words16 {  // a complex128
+  uint64_t w[2];
+};
 
 // Same-dtype copy: moves itemsize-wide words, so no per-dtype instantiation is needed.
 template <typename W>
@@ -51,13 +58,18 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
       case 2: return move_words<uint16_t>(dst, src, d, s);
       case 4: return move_words<uint32_t>(dst, src, d, s);
       case 8: return move_words<uint64_t>(dst, src, d, s);
+      case 16: return move_words<Words16>(dst, src, d, s);
       default: TN_FAIL(NotImplemented, key, " has no kernel in torchnative for dtype ",
                        name(dst->dtype()));
     }
   }
-  dispatch_dtype(dst->dtype(), key, [&](auto dz) {
+  if (is_complex(src->dtype()) && !is_complex(dst->dtype())) {
+    static std::once_flag once;  // upstream's TORCH_WARN_ONCE
+    std::call_once(once, [] { warn("Casting complex values to real discards the imaginary part"); });
+  }
+  dispatch_dtype_complex(dst->dtype(), key, [&](auto dz) {
     using D = decltype(dz);
-    dispatch_dtype(src->dtype(), key, [&](auto sz) {
+    dispatch_dtype_complex(src->dtype(), key, [&](auto sz) {
       using S = decltype(sz);
       D* dp = reinterpret_cast<D*>(d);
       const S* sp = reinterpret_cast<const S*>(s);
@@ -71,10 +83,12 @@ Scalar item_cpu(const Tensor& t, const char* key) {
   TN_CHECK(t->numel() == 1, "a Tensor with ", t->numel(),
            " elements cannot be converted to Scalar");
   Scalar out;
-  dispatch_dtype(t->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(t->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T v = *static_cast<const T*>(t->dense_cpu_data(key));
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (is_complex_v<T>) {
+      out = Scalar::from_complex(v.real(), v.imag());
+    } else if constexpr (std::is_same_v<T, bool>) {
       out = Scalar::from_bool(v);
     } else if constexpr (is_float_like_v<T>) {
       out = Scalar::from_double(static_cast<double>(static_cast<acc_t<T>>(v)));
@@ -128,6 +142,28 @@ void check_overlap(const Tensor& self, const Tensor& src) {
            "before performing the operation.");
 }
 
+// Applies, in place, what differs between the math bits of the tensor copied from and of self
+// (core/tensor_impl.h): self's bytes then read as the source's values. Conjugation negates the
+// imaginary parts, negation every part.
+void apply_math_bits(const Tensor& self, bool conj, bool neg) {
+  if (!conj && !neg) return;
+  char* base = static_cast<char*>(self->dense_cpu_data("aten::copy_")) -
+               self->storage_offset() * self->itemsize();
+  dispatch_dtype_complex(self->dtype(), "aten::copy_ (math bits)", [&](auto zero) {
+    using T = decltype(zero);
+    T* data = reinterpret_cast<T*>(base);
+    for_each_offset(self->sizes(), self->strides(), self->storage_offset(), [&](int64_t off) {
+      T& v = data[off];
+      if constexpr (is_complex_v<T>) {
+        if (conj) v = T(v.real(), -v.imag());
+        if (neg) v = T(-v.real(), -v.imag());
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        if (neg) v = static_cast<T>(-static_cast<acc_t<T>>(v));
+      }
+    });
+  });
+}
+
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 void copy_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
@@ -144,6 +180,7 @@ void copy_cpu(Call& c) {
     }
     copy_dense_cpu(self, s, "aten::copy_");
   }
+  apply_math_bits(self, self->is_conj() != src->is_conj(), self->is_neg() != src->is_neg());
   c.ret(self);
 }
 
@@ -161,10 +198,12 @@ void local_scalar_dense_cpu(Call& c) {
   // The first element, as upstream's kernel reads it (item() checks that there is one only).
   const Tensor& t = c.tensor(0);
   TN_CHECK(t->numel() > 0, "_local_scalar_dense: Empty tensor not supported");
-  dispatch_dtype(t->dtype(), c.key(), [&](auto zero) {
+  dispatch_dtype_complex(t->dtype(), c.key(), [&](auto zero) {
     using T = decltype(zero);
     T v = *static_cast<const T*>(t->dense_cpu_data(c.key().c_str()));
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (is_complex_v<T>)
+      c.ret(Value::of_scalar(Scalar::from_complex(v.real(), v.imag())));
+    else if constexpr (std::is_same_v<T, bool>)
       c.ret(Value::of_scalar(Scalar::from_bool(v)));
     else if constexpr (std::is_integral_v<T>)
       c.ret(Value::of_scalar(Scalar::from_int(static_cast<int64_t>(v))));

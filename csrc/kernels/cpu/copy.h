@@ -19,10 +19,20 @@ constexpr bool is_float_like_v = std::is_floating_point_v<T> || std::is_same_v<T
 
 // Upstream's c10::convert: to bool is `!= 0`; float to an integer goes through int64 (so -1.0
 // to uint8 wraps to 255 rather than being undefined); 16-bit floats round through float.
+// Complex to real keeps the real part (bool: either part != 0); real to complex has imag 0.
 template <typename D, typename S>
 inline D convert(S s) {
   if constexpr (std::is_same_v<D, S>) {
     return s;
+  } else if constexpr (is_complex_v<S> && is_complex_v<D>) {
+    using R = typename D::value_type;
+    return D(static_cast<R>(s.real()), static_cast<R>(s.imag()));
+  } else if constexpr (is_complex_v<S>) {
+    if constexpr (std::is_same_v<D, bool>) return s.real() != 0 || s.imag() != 0;
+    else return convert<D>(s.real());
+  } else if constexpr (is_complex_v<D>) {
+    using R = typename D::value_type;
+    return D(convert<R>(s), R(0));
   } else if constexpr (std::is_same_v<D, bool>) {
     return static_cast<acc_t<S>>(s) != 0;
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
@@ -43,6 +53,7 @@ inline std::string short_name_of(ScalarType t) {
 // A Scalar as a T, the way upstream's Scalar::to<T> converts it.
 template <typename T>
 inline T scalar_to(const Scalar& v) {
+  if (v.is_complex()) return convert<T>(cdouble(v.d, v.im));
   if (v.is_floating()) return convert<T>(v.d);
   if (v.is_bool()) return convert<T>(v.b);
   return convert<T>(v.i);

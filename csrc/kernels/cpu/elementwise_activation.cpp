@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_sleef.h"
 #include "kernels/cpu/vec_math.h"
@@ -75,6 +76,7 @@ void ew_run_split_f32(const EwIter& it, FA&& arrays, FS&& scalar) {
 
 // sigmoid(x) = 1 / (1 + exp(-x)); integers compute in the default float dtype.
 void sigmoid_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Sigmoid)) return;
   ew_dispatch<kEwFloats>(it.common, "sigmoid_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;

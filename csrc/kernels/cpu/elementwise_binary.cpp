@@ -6,6 +6,7 @@
 // may differ from these std:: functions by an ulp; the agreement tests measure it.
 #include <cmath>
 
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 #include "kernels/cpu/elementwise_sleef.h"
@@ -23,9 +24,7 @@ namespace m = ew_math;
 template <typename T>
 T scalar_as(const Scalar& s, ScalarType dt) {
   check_scalar_fits(s, dt);
-  if (s.is_floating()) return ew_cast<T>(s.d);
-  if (s.is_bool()) return ew_cast<T>(s.b);
-  return ew_cast<T>(s.i);
+  return ew_scalar<T>(s);
 }
 
 // Upstream's float16/bfloat16 path for mul and div when `other` is one value (a number, a 0-dim
@@ -51,6 +50,7 @@ bool reduced_float_by_scalar(EwIter& it, F op) {
 // fmadd(other, alpha, self): one rounding, in float for float16/bfloat16; its scalar path for
 // those rounds alpha * other to the dtype first (Note [Vector and scalar paths]).
 void add_with_alpha(EwIter& it, const Scalar& alpha) {
+  if (cx_add(it, alpha)) return;
   ew_dispatch<kEwAll>(it.common, "add_stub", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -76,6 +76,7 @@ void add_with_alpha(EwIter& it, const Scalar& alpha) {
 }
 
 Scalar negated(const Scalar& s) {
+  if (s.is_complex()) return Scalar::from_complex(-s.d, -s.im);
   if (s.is_floating()) return Scalar::from_double(-s.d);
   if (s.is_bool()) return s;  // refused earlier: sub never computes on bools
   return Scalar::from_int(m::wrap_neg(s.i));
@@ -120,6 +121,7 @@ TN_REGISTER_ELEMENTWISE("aten::rsub.Scalar_out", kRsubOX, sub_compute);
 // --- mul -------------------------------------------------------------------------------------
 
 void mul_compute(EwIter& it, const Call&) {
+  if (cx_mul(it)) return;
   if (reduced_float_by_scalar(it, [](float a, float b) { return a * b; })) return;
   ew_dispatch<kEwAll>(it.common, "mul_cpu", [&](auto zero) {
     using T = decltype(zero);
@@ -146,6 +148,7 @@ TN_REGISTER_ELEMENTWISE("aten::mul.Scalar_out", kBinOX, mul_compute);
 // --- div -------------------------------------------------------------------------------------
 
 void div_true(EwIter& it) {
+  if (cx_div(it)) return;
   if (reduced_float_by_scalar(it, [](float a, float b) { return a / b; })) return;
   ew_dispatch<kEwFloats>(it.common, "div_cpu", [&](auto zero) {
     using T = decltype(zero);
@@ -287,6 +290,7 @@ TN_REGISTER_ELEMENTWISE("aten::fmod.Scalar_out", kBinO, fmod_compute);
 // base ** exponent, both tensors (or a number base: pow.Scalar redispatches here upstream).
 // Upstream's SIMD path is SLEEF's pow, except for float16 (scalar only).
 void pow_tensor_tensor(EwIter& it) {
+  if (cx_pow(it)) return;
   ew_dispatch<kEwInts | kEwFloats>(it.common, "pow", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -305,7 +309,7 @@ void pow_tt_compute(EwIter& it, const Call&) { pow_tensor_tensor(it); }
 // Fills the output with v (pow's x ** 0 and 1 ** x).
 void fill_output(EwIter& it, int64_t v) {
   while (it.ntensors > 1) it.remove_operand(it.ntensors - 1);
-  ew_dispatch<kEwAll>(it.dtype[0], "fill", [&](auto zero) {
+  ew_dispatch<kEwAllComplex>(it.dtype[0], "fill", [&](auto zero) {
     using T = decltype(zero);
     T value = ew_cast<T>(v);
     ew_run<T>(it, [=]() { return value; });
@@ -314,7 +318,7 @@ void fill_output(EwIter& it, int64_t v) {
 
 // Copies the operand into the output, in the computed dtype (pow's x ** 1).
 void copy_operand(EwIter& it) {
-  ew_dispatch<kEwAll>(it.common, "copy", [&](auto zero) {
+  ew_dispatch<kEwAllComplex>(it.common, "copy", [&](auto zero) {
     using T = decltype(zero);
     ew_run<T, T>(it, [](acc_t<T> a) { return a; });
   });
@@ -325,8 +329,13 @@ void copy_operand(EwIter& it) {
 void pow_ts_compute(EwIter& it, const Call& c) {
   Scalar e = c.scalar(1);
   double ed = e.to_double();
+  if (e.imag() != 0) {
+    cx_pow_scalar(it, e);  // a complex exponent makes the loop complex (the rule promotes)
+    return;
+  }
   if (ed == 0.0) return fill_output(it, 1);
   if (ed == 1.0) return copy_operand(it);
+  if (cx_pow_scalar(it, e)) return;
   ScalarType t = it.common;
   if (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::BFloat16) {
     // x ** 0.5 is upstream's sqrt kernel itself (pow_tensor_scalar_kernel calls it), so it
@@ -375,7 +384,7 @@ void pow_ts_compute(EwIter& it, const Call& c) {
 // check upstream makes only then.
 void pow_scalar_compute(EwIter& it, const Call&) {
   const EwOperand& base = it.ops[0];
-  if (base.number.to_double() == 1.0) return fill_output(it, 1);
+  if (base.number.to_double() == 1.0 && base.number.imag() == 0) return fill_output(it, 1);
   ScalarType od = it.dtype[0];
   TN_CHECK(od == it.common || can_cast(it.common, od), "result type ",
            c10_dtype_name(it.common), " can't be cast to the desired output type ",

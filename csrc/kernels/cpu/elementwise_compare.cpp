@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 
@@ -39,8 +40,12 @@ struct LogicalXor {
   template <typename A> bool operator()(A a, A b) const { return (a != A(0)) != (b != A(0)); }
 };
 
-void eq_compute(EwIter& it, const Call&) { compare<std::equal_to<>>(it, "eq_cpu"); }
-void ne_compute(EwIter& it, const Call&) { compare<std::not_equal_to<>>(it, "ne_cpu"); }
+void eq_compute(EwIter& it, const Call&) {
+  if (!cx_eq(it, true)) compare<std::equal_to<>>(it, "eq_cpu");
+}
+void ne_compute(EwIter& it, const Call&) {
+  if (!cx_eq(it, false)) compare<std::not_equal_to<>>(it, "ne_cpu");
+}
 void lt_compute(EwIter& it, const Call&) { compare<std::less<>>(it, "lt_cpu"); }
 void le_compute(EwIter& it, const Call&) { compare<std::less_equal<>>(it, "le_cpu"); }
 void gt_compute(EwIter& it, const Call&) { compare<std::greater<>>(it, "gt_cpu"); }
@@ -260,7 +265,7 @@ void clamp_scalars(EwIter& it, const Value& lo_v, const Value& hi_v) {
     using A = acc_t<T>;
     auto bound = [&](const Scalar& s) {
       check_scalar_fits(s, it.common);
-      T v = s.is_floating() ? ew_cast<T>(s.d) : s.is_bool() ? ew_cast<T>(s.b) : ew_cast<T>(s.i);
+      T v = ew_scalar<T>(s);
       return static_cast<A>(v);
     };
     if (has_lo && has_hi) {

@@ -13,8 +13,11 @@ namespace {
 
 // Number operand k (0-based) of the iteration: its value in the iteration's own slot.
 void put_number(EwIter& it, int k, const Scalar& v) {
-  char* slot = reinterpret_cast<char*>(&it.numbers[k]);
-  if (v.is_floating()) std::memcpy(slot, &v.d, sizeof(double));
+  char* slot = reinterpret_cast<char*>(&it.numbers[2 * k]);
+  if (v.is_complex()) {
+    std::memcpy(slot, &v.d, sizeof(double));
+    std::memcpy(slot + sizeof(double), &v.im, sizeof(double));
+  } else if (v.is_floating()) std::memcpy(slot, &v.d, sizeof(double));
   else if (v.is_bool()) std::memcpy(slot, &v.b, sizeof(bool));
   else std::memcpy(slot, &v.i, sizeof(int64_t));
   it.data[k + 1] = slot;
@@ -138,8 +141,9 @@ void EwIter::remove_operand(int k) {
     dtype[j] = dtype[j + 1];
     strides[j] = std::move(strides[j + 1]);
     ops[j - 1] = ops[j];
-    numbers[j - 1] = numbers[j];
-    if (ops[j - 1].is_number()) data[j] = reinterpret_cast<char*>(&numbers[j - 1]);
+    numbers[2 * (j - 1)] = numbers[2 * j];
+    numbers[2 * (j - 1) + 1] = numbers[2 * j + 1];
+    if (ops[j - 1].is_number()) data[j] = reinterpret_cast<char*>(&numbers[2 * (j - 1)]);
   }
   --ntensors;
 }

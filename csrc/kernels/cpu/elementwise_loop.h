@@ -25,7 +25,11 @@ namespace tn {
 
 // --- dtype dispatch with upstream's refusal ------------------------------------------------
 
-enum EwTypeSet : unsigned { kEwBool = 1, kEwInts = 2, kEwFloats = 4, kEwAll = 7 };
+// kEwAll is the real dtypes; an op that computes complex numbers adds kEwComplex (c10's
+// complex<float>/complex<double> have std::complex's layout, which the loops compute in).
+enum EwTypeSet : unsigned {
+  kEwBool = 1, kEwInts = 2, kEwFloats = 4, kEwAll = 7, kEwComplex = 8, kEwAllComplex = 15
+};
 
 // Calls f(T{}) for the dtype t when t is in Set; otherwise refuses as upstream's AT_DISPATCH
 // does: NotImplementedError "\"abs_cpu\" not implemented for 'Bool'".
@@ -44,6 +48,12 @@ void ew_dispatch(ScalarType t, const char* name, F&& f) {
       break;
     case ScalarType::Float: if constexpr ((Set & kEwFloats) != 0) { f(float{}); return; } break;
     case ScalarType::Double: if constexpr ((Set & kEwFloats) != 0) { f(double{}); return; } break;
+    case ScalarType::ComplexFloat:
+      if constexpr ((Set & kEwComplex) != 0) { f(cfloat{}); return; }
+      break;
+    case ScalarType::ComplexDouble:
+      if constexpr ((Set & kEwComplex) != 0) { f(cdouble{}); return; }
+      break;
     default: break;
   }
   TN_FAIL(NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(t), "'");
@@ -60,6 +70,8 @@ template <> constexpr ScalarType ew_dtype_of<Half>() { return ScalarType::Half; 
 template <> constexpr ScalarType ew_dtype_of<BFloat16>() { return ScalarType::BFloat16; }
 template <> constexpr ScalarType ew_dtype_of<float>() { return ScalarType::Float; }
 template <> constexpr ScalarType ew_dtype_of<double>() { return ScalarType::Double; }
+template <> constexpr ScalarType ew_dtype_of<cfloat>() { return ScalarType::ComplexFloat; }
+template <> constexpr ScalarType ew_dtype_of<cdouble>() { return ScalarType::ComplexDouble; }
 
 template <typename T>
 constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -85,6 +97,16 @@ template <typename To, typename From>
 inline To ew_cast(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<From> && is_complex_v<To>) {
+    using R = typename To::value_type;
+    return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+  } else if constexpr (is_complex_v<From>) {
+    // To a real type: "!= 0" for bool, otherwise the real part, as upstream's c10::convert.
+    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
+    else return ew_cast<To>(v.real());
+  } else if constexpr (is_complex_v<To>) {
+    using R = typename To::value_type;
+    return To(ew_cast<R>(v), R(0));
   } else if constexpr (is_reduced_float_v<From>) {
     return ew_cast<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
@@ -98,10 +120,19 @@ inline To ew_cast(From v) {
   }
 }
 
+// A Scalar as T, converted with ew_cast (no range check; callers check_scalar_fits first).
+template <typename T>
+inline T ew_scalar(const Scalar& s) {
+  if (s.is_complex()) return ew_cast<T>(cdouble(s.d, s.im));
+  if (s.is_floating()) return ew_cast<T>(s.d);
+  if (s.is_bool()) return ew_cast<T>(s.b);
+  return ew_cast<T>(s.i);
+}
+
 // m elements of dtype `src` at p (byte stride) -> dst.
 template <typename T>
 void ew_load(ScalarType src, const char* p, int64_t stride, T* dst, int64_t m) {
-  dispatch_dtype(src, "elementwise load", [&](auto zero) {
+  dispatch_dtype_complex(src, "elementwise load", [&](auto zero) {
     using S = decltype(zero);
     for (int64_t i = 0; i < m; ++i)
       dst[i] = ew_cast<T>(*reinterpret_cast<const S*>(p + i * stride));
@@ -111,7 +142,7 @@ void ew_load(ScalarType src, const char* p, int64_t stride, T* dst, int64_t m) {
 // m elements of src -> dtype `dst` at p (byte stride).
 template <typename T>
 void ew_store(const T* src, ScalarType dst, char* p, int64_t stride, int64_t m) {
-  dispatch_dtype(dst, "elementwise store", [&](auto zero) {
+  dispatch_dtype_complex(dst, "elementwise store", [&](auto zero) {
     using D = decltype(zero);
     for (int64_t i = 0; i < m; ++i) *reinterpret_cast<D*>(p + i * stride) = ew_cast<D>(src[i]);
   });
@@ -136,7 +167,7 @@ struct EwIter {
   int64_t numel = 0;
   EwOperand ops[kEwMaxOperands];              // the operands as the rule read them
   ScalarType common = ScalarType::Float;      // the dtype the rule computes in
-  int64_t numbers[kEwMaxOperands] = {};       // storage for number operands (8 bytes each)
+  alignas(16) int64_t numbers[2 * kEwMaxOperands] = {};  // number operands (16 bytes each)
 
   // Drops operand k (1-based tensor index) once its value has been taken out, as upstream's
   // remove_operand (mul and div by a scalar in float16/bfloat16).

@@ -90,7 +90,7 @@ void lerp_tensor_compute(EwIter& it, const Call&) {
 
 // Upstream's addcdiv refuses integer division outright, in these words.
 void check_addcdiv(const Call&, const EwSpec& s) {
-  auto integral = [](ScalarType t) { return !is_floating(t); };
+  auto integral = [](ScalarType t) { return !is_floating(t) && !is_complex(t); };
   TN_CHECK(!(integral(s.ops[1].dtype()) && integral(s.ops[2].dtype())),
            "Integer division with addcdiv is no longer supported, and in a future  release "
            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "

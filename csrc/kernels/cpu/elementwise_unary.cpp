@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "kernels/cpu/blas_loader.h"
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_math.h"
 #include "kernels/cpu/elementwise_sleef.h"
@@ -46,6 +47,7 @@ constexpr EwRule kFloatO = ew_rule(1, V::Out, D::CommonFloat, O::SafeCast);
 // --- neg, abs, sign ----------------------------------------------------------------------------
 
 void neg_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Neg)) return;
   ew_dispatch<kEwInts | kEwFloats>(it.common, "neg_cpu", [&](auto zero) {
     using T = decltype(zero);
     ew_run<T, T>(it, [](acc_t<T> a) { return m::wrap_neg(a); });
@@ -53,6 +55,7 @@ void neg_compute(EwIter& it, const Call&) {
 }
 
 void abs_compute(EwIter& it, const Call&) {
+  if (cx_abs(it)) return;
   ew_dispatch<kEwInts | kEwFloats>(it.common, "abs_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -79,7 +82,14 @@ constexpr EwRule kNegI = ew_rule(1, V::InPlace, D::Common, O::Same, ew_check_neg
 constexpr EwRule kNegO = ew_rule(1, V::Out, D::Common, O::Same, ew_check_neg);
 
 TN_UNARY("neg", kNeg, neg_compute);
-TN_UNARY("abs", kSame, abs_compute);
+// abs of a complex tensor is real (its own dtype otherwise); in place it is refused, as upstream.
+void check_abs_in_place(const Call&, const EwSpec& s) {
+  TN_CHECK(!is_complex(s.ops[0].dtype()), "In-place abs is not supported for complex tensors.");
+}
+constexpr EwRule kAbs = ew_rule(1, V::Functional, D::ToReal, O::Same);
+constexpr EwRule kAbsI = ew_rule(1, V::InPlace, D::Common, O::Same, check_abs_in_place);
+constexpr EwRule kAbsO = ew_rule(1, V::Out, D::ToReal, O::Same);
+TN_UNARY("abs", kAbs, abs_compute);
 TN_UNARY("sign", kSame, sign_compute);
 
 // --- float functions ---------------------------------------------------------------------------
@@ -87,6 +97,7 @@ TN_UNARY("sign", kSame, sign_compute);
 // A compute for expr over the float dtypes (the rule has already promoted integers).
 #define TN_FLOAT_FN(fn, expr)                                               \
   void fn##_compute(EwIter& it, const Call&) {                              \
+    if (cx_fn_##fn(it)) return;                                             \
     ew_dispatch<kEwFloats>(it.common, #fn "_cpu", [&](auto zero) {          \
       using T = decltype(zero);                                             \
       using A = acc_t<T>;                                                   \
@@ -99,6 +110,7 @@ TN_UNARY("sign", kSame, sign_compute);
 // with its own vector code) and OpenBLAS builds keep expr.
 #define TN_VML_FN(fn, vml, expr)                                                     \
   void fn##_compute(EwIter& it, const Call&) {                                       \
+    if (cx_fn_##fn(it)) return;                                                      \
     const Blas& b = blas();                                                          \
     const int k = static_cast<int>(VmlFn::vml);                                      \
     ew_dispatch<kEwFloats>(it.common, #fn "_cpu", [&](auto zero) {                   \
@@ -119,6 +131,19 @@ TN_UNARY("sign", kSame, sign_compute);
     });                                                                              \
   }
 
+// The complex computes of the functions below (false for real dtypes); erf has none upstream.
+bool cx_fn_sqrt(EwIter& it) { return cx_unary(it, CxUnary::Sqrt); }
+bool cx_fn_exp(EwIter& it) { return cx_unary(it, CxUnary::Exp); }
+bool cx_fn_log(EwIter& it) { return cx_unary(it, CxUnary::Log); }
+bool cx_fn_log2(EwIter& it) { return cx_unary(it, CxUnary::Log2); }
+bool cx_fn_log10(EwIter& it) { return cx_unary(it, CxUnary::Log10); }
+bool cx_fn_sin(EwIter& it) { return cx_unary(it, CxUnary::Sin); }
+bool cx_fn_cos(EwIter& it) { return cx_unary(it, CxUnary::Cos); }
+bool cx_fn_tan(EwIter& it) { return cx_unary(it, CxUnary::Tan); }
+bool cx_fn_tanh(EwIter& it) { return cx_unary(it, CxUnary::Tanh); }
+bool cx_fn_erf(EwIter&) { return false; }
+bool cx_fn_reciprocal(EwIter& it) { return cx_unary(it, CxUnary::Reciprocal); }
+
 TN_VML_FN(sqrt, Sqrt, std::sqrt(a))
 TN_VML_FN(exp, Exp, std::exp(a))
 TN_VML_FN(log, Ln, std::log(double(a)))
@@ -136,6 +161,7 @@ TN_FLOAT_FN(reciprocal, A(1) / a)
 // bfloat16's vector blocks compute 1 / sqrt in float and round once; their scalar tail rounds
 // the sqrt to the dtype first (c10's sqrt of a Half is a Half), then divides in float.
 void rsqrt_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Rsqrt)) return;
   ew_dispatch<kEwFloats>(it.common, "rsqrt_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -284,12 +310,15 @@ void predicate(EwIter& it, const char* name, bool integral_value, F f) {
 }
 
 void isnan_compute(EwIter& it, const Call&) {
+  if (cx_predicate(it, CxPredicate::IsNan)) return;
   predicate(it, "isnan", false, [](auto a) { return a != a; });
 }
 void isinf_compute(EwIter& it, const Call&) {
+  if (cx_predicate(it, CxPredicate::IsInf)) return;
   predicate(it, "isinf", false, [](auto a) { return std::isinf(a); });
 }
 void isfinite_compute(EwIter& it, const Call&) {
+  if (cx_predicate(it, CxPredicate::IsFinite)) return;
   predicate(it, "isfinite", true, [](auto a) { return std::isfinite(a); });
 }
 

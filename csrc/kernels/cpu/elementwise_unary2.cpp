@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/blas_loader.h"
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/elementwise_sleef.h"
 
@@ -108,6 +109,7 @@ void lgamma_compute(EwIter& it, const Call&) {
 
 // sinh, cosh: upstream's cpu_kernel_vec, SLEEF on the vector blocks and std:: on the tail.
 void sinh_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Sinh)) return;
   ew_dispatch<kEwFloats>(it.common, "sinh_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -116,6 +118,7 @@ void sinh_compute(EwIter& it, const Call&) {
   });
 }
 void cosh_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Cosh)) return;
   ew_dispatch<kEwFloats>(it.common, "cosh_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;

@@ -4,6 +4,7 @@
 
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/cpu/elementwise_loop.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/factory_rules.h"
@@ -60,11 +61,9 @@ TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
 
 // Writes v into every element of t (any strides).
 void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
-  dispatch_dtype(t->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(t->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
-    T value = v.is_floating() ? static_cast<T>(v.d)
-              : v.is_bool()   ? static_cast<T>(v.b)
-                              : static_cast<T>(v.i);
+    T value = ew_scalar<T>(v);
     T* data = static_cast<T*>(t->dense_cpu_data(key.c_str())) - t->storage_offset();
     if (t->is_contiguous()) {
       T* p = data + t->storage_offset();

@@ -58,7 +58,21 @@ void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const double
   blas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
 }
 
-// float/double: operands in place where BLAS can read them, packed otherwise.
+void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cfloat* a,
+               int64_t lda, CBLAS_TRANSPOSE tb, const cfloat* b, int64_t ldb, cfloat* c,
+               double alpha, double beta) {
+  cfloat al(static_cast<float>(alpha)), be(static_cast<float>(beta));
+  blas().cgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
+}
+void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cdouble* a,
+               int64_t lda, CBLAS_TRANSPOSE tb, const cdouble* b, int64_t ldb, cdouble* c,
+               double alpha, double beta) {
+  cdouble al(alpha), be(beta);
+  blas().zgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
+}
+
+// float/double (and their complex types): operands in place where BLAS can read them, packed
+// otherwise.
 template <typename T>
 void blas_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t as0, int64_t as1,
                const T* b, int64_t bs0, int64_t bs1, T* c, double alpha, double beta) {
@@ -85,7 +99,15 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alph
   if (m == 0 || n == 0) return;
   const T* pa = static_cast<const T*>(a.p);
   const T* pb = static_cast<const T*>(b.p);
-  if (k == 0) {  // no products: C = beta*C (BLAS may not touch C at all)
+  if constexpr (is_complex_v<T>) {
+    if (k == 0) {
+      for (int64_t i = 0; i < m * n; ++i)
+        c[i] = beta == 0 ? T(0) : T(c[i].real() * beta, c[i].imag() * beta);
+      return;
+    }
+    blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha, beta);
+    return;
+  } else if (k == 0) {  // no products: C = beta*C (BLAS may not touch C at all)
     for (int64_t i = 0; i < m * n; ++i)
       c[i] = beta == 0 ? T(0) : T(static_cast<acc_t<T>>(static_cast<acc_t<T>>(c[i]) * beta));
     return;
@@ -101,7 +123,7 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alph
     blas_call(m, n, k, CblasNoTrans, fa.data(), k, CblasNoTrans, fb.data(), n, fc.data(), alpha,
               beta);
     for (int64_t i = 0; i < m * n; ++i) c[i] = T(fc[i]);
-  } else {
+  } else if constexpr (!is_complex_v<T>) {
     int64_t ial = static_cast<int64_t>(alpha), ibe = static_cast<int64_t>(beta);
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
@@ -176,6 +198,8 @@ TN_GEMM_BATCHED(Half)
 TN_GEMM_BATCHED(BFloat16)
 TN_GEMM_BATCHED(float)
 TN_GEMM_BATCHED(double)
+TN_GEMM_BATCHED(cfloat)
+TN_GEMM_BATCHED(cdouble)
 #undef TN_GEMM_BATCHED
 
 template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, double, double);
@@ -187,5 +211,7 @@ template void gemm<Half>(int64_t, int64_t, int64_t, MatRef, MatRef, Half*, doubl
 template void gemm<BFloat16>(int64_t, int64_t, int64_t, MatRef, MatRef, BFloat16*, double, double);
 template void gemm<float>(int64_t, int64_t, int64_t, MatRef, MatRef, float*, double, double);
 template void gemm<double>(int64_t, int64_t, int64_t, MatRef, MatRef, double*, double, double);
+template void gemm<cfloat>(int64_t, int64_t, int64_t, MatRef, MatRef, cfloat*, double, double);
+template void gemm<cdouble>(int64_t, int64_t, int64_t, MatRef, MatRef, cdouble*, double, double);
 
 }  // namespace tn

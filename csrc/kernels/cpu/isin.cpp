@@ -24,7 +24,7 @@ void check_isin_dtype(ScalarType t) {
 }
 
 ScalarType number_dtype(const Scalar& s) {
-  return s.is_floating() ? ScalarType::Double : s.is_bool() ? ScalarType::Bool : ScalarType::Long;
+  return s.default_dtype();
 }
 
 // isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False,

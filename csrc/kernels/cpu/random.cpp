@@ -158,7 +158,21 @@ template <> struct Limits<BFloat16> {
 // ---------------------------------------------------------------------------------- uniform_
 
 // uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None)
+// A complex tensor is sampled as its real view (upstream's uniform_impl_ and normal_impl_):
+// each part in turn, real first; normal_'s std is divided by sqrt(2).
+bool sample_as_real(Call& c, const char* op_key, double std_divisor) {
+  const Tensor& self = c.tensor(0);
+  if (!is_complex(self->dtype())) return false;
+  std::vector<Value> args = c.args;
+  args[0] = Value::of(call_tensor("aten::view_as_real", {c.arg(0)}));
+  if (std_divisor != 1.0) args[2] = Value::of_double(c.to_double(2) / std_divisor);
+  call(op_key, std::move(args));
+  c.ret(self);
+  return true;
+}
+
 void uniform_cpu(Call& c) {
+  if (sample_as_real(c, "aten::uniform_", 1.0)) return;
   const Tensor& self = c.tensor(0);
   double from = c.to_double(1), to = c.to_double(2);
   Generator& g = generator_arg(c, 3);
@@ -302,6 +316,7 @@ double normal_sample(Generator& g, double mean, double std) {
 
 // normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None)
 void normal_cpu(Call& c) {
+  if (sample_as_real(c, "aten::normal_", std::sqrt(2.0))) return;
   const Tensor& self = c.tensor(0);
   const double mean = c.to_double(1), std = c.to_double(2);
   Generator& g = generator_arg(c, 3);

@@ -33,7 +33,7 @@ Tensor alloc_reduced(const Tensor& self, const ReduceArgs& a, ScalarType dt) {
 
 ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   ScalarType dt = dtype.value_or(self->dtype());
-  TN_CHECK(is_floating(dt), "mean(): could not infer output dtype. ",
+  TN_CHECK(is_floating(dt) || is_complex(dt), "mean(): could not infer output dtype. ",
            dtype ? "Optional" : "Input", " dtype must be either a floating point or complex "
            "dtype. Got: ", enum_name(dt));
   return dt;
@@ -75,6 +75,29 @@ inline bool side_by_side(const std::vector<int64_t>& outer, size_t i) {
 // Folds each reduced slice of self (cast to out's dtype first, as upstream) into out.
 void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
                const std::string& key) {
+  if (is_complex(out->dtype())) {
+    // A complex sum or mean is that of the real and imaginary parts: the real views of input
+    // and output, reduced over the same dims (the pair dim kept).
+    TN_CHECK_KIND(fold != Fold::Prod, NotImplemented, key, " of complex tensors is not "
+                  "implemented by torchnative");
+    Tensor src = self->dtype() == out->dtype()
+                     ? self
+                     : call_tensor("aten::_to_copy", {Value::of(self),
+                                                      Value::of_dtype(out->dtype())});
+    ReduceArgs parts = a;
+    std::vector<bool> mask = reduce_mask(self->dim(), a.dims);
+    parts.dims.clear();
+    for (int64_t d = 0; d < self->dim(); ++d)
+      if (mask[d]) parts.dims.push_back(d);
+    parts.dtype.reset();
+    if (self->dim() == 0) {  // the sum of one value is the value
+      call("aten::copy_", {Value::of(out), Value::of(src)});
+      return;
+    }
+    fold_into(call_tensor("aten::view_as_real", {Value::of(src)}), parts,
+              call_tensor("aten::view_as_real", {Value::of(out)}), fold, key);
+    return;
+  }
   Tensor in = cast_to(self, out->dtype(), key);
   // float32 and float64 sums in upstream's order (mean: that sum divided by the count, as
   // upstream's CPU mean computes it).

@@ -65,10 +65,12 @@ EwSpec ew_dtypes(const Call& c, const EwRule& r) {
   s.common = rt.result();
   if (r.result_dtype) {
     s.common = r.result_dtype(c, s.common);
-  } else if (r.dtype == EwDtype::CommonFloat && !is_floating(s.common)) {
+  } else if (r.dtype == EwDtype::CommonFloat && !is_floating(s.common) && !is_complex(s.common)) {
     s.common = default_float_dtype();
   }
-  s.result = r.dtype == EwDtype::Bool ? ScalarType::Bool : s.common;
+  s.result = r.dtype == EwDtype::Bool     ? ScalarType::Bool
+             : r.dtype == EwDtype::ToReal ? to_real_type(s.common)
+                                          : s.common;
   return s;
 }
 
@@ -389,6 +391,8 @@ const char* scalar_cpp_name(ScalarType t) {  // the names Scalar::to<T>() report
     case ScalarType::Float: return "float";
     case ScalarType::Double: return "double";
     case ScalarType::Bool: return "bool";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
     default: return name(t);
   }
 }
@@ -422,6 +426,15 @@ void check_scalar_fits(const Scalar& s, ScalarType t) {
 }
 
 bool scalar_overflows(const Scalar& s, ScalarType t) {
+  // A complex number overflows a real type when its imaginary part is not zero; a complex
+  // type checks each part against its value type.
+  if (s.is_complex()) {
+    if (!is_complex(t) && s.im != 0) return true;
+    ScalarType r = to_real_type(t);
+    return scalar_overflows(Scalar::from_double(s.d), r) ||
+           scalar_overflows(Scalar::from_double(s.im), r);
+  }
+  if (is_complex(t)) return scalar_overflows(s, to_real_type(t));
   if (s.is_bool() || t == ScalarType::Double) return false;
   double lo, hi;
   dtype_range(t, &lo, &hi);
@@ -453,8 +466,10 @@ void ew_check_alpha(const Call& c, const EwSpec& s) {
   Scalar alpha = c.scalar(2);
   TN_CHECK(!alpha.is_bool() || s.common == ScalarType::Bool,
            "Boolean alpha only supported for Boolean results.");
-  TN_CHECK(is_floating(s.common) || !alpha.is_floating(),
+  TN_CHECK(is_floating(s.common) || is_complex(s.common) || !alpha.is_floating(),
            "For integral input tensors, argument alpha must not be a floating point number.");
+  TN_CHECK(is_complex(s.common) || !alpha.is_complex(),
+           "For non-complex input tensors, argument alpha must not be a complex number.");
 }
 
 void ew_check_sub(const Call&, const EwSpec& s) {
@@ -474,7 +489,8 @@ void ew_check_div_mode(const Call& c, const EwSpec&) {
 }
 
 ScalarType ew_div_mode_dtype(const Call& c, ScalarType common) {
-  return c.arg(2).is_none() && !is_floating(common) ? default_float_dtype() : common;
+  return c.arg(2).is_none() && !is_floating(common) && !is_complex(common) ? default_float_dtype()
+                                                                         : common;
 }
 
 void ew_check_pow_scalar(const Call& c, const EwSpec& s) {

@@ -38,6 +38,8 @@ enum class EwDtype : uint8_t {
   Common,       // the promoted dtype of the inputs (add, maximum, neg...)
   CommonFloat,  // ... with integral and bool raised to the default float dtype (div, sqrt...)
   Bool,         // bool, computed in the promoted dtype (eq, logical_and, isnan...)
+  ToReal,       // computed in the promoted dtype; a complex one gives its real dtype (abs,
+                // angle); integers are raised to the default float dtype first for angle's rule
 };
 
 // What an out= tensor (or self, in place) must satisfy; the computed value is cast into it.

@@ -1,0 +1,304 @@
+// Complex elementwise arithmetic (elementwise_complex.h), and the ops that exist only for
+// complex numbers: angle, sgn, conj_physical, complex(real, imag) and polar(abs, angle).
+//
+// The formulas are upstream's. Products are (ac - bd) + (ad + bc)i with every product rounded
+// (its vectorised multiply; this file is compiled with -ffp-contract=off so that no product is
+// fused into an fma). Quotients follow c10::complex's scaled division, and reciprocal its
+// vectorised (re, -im) / |z|^2. exp, log, sqrt and the trigonometric functions are the C
+// library's (std::exp of a std::complex is glibc's cexp), which is upstream's scalar path; its
+// vectorised exp computes exp(re) * (cos(im), sin(im)) with SLEEF, which may differ by an ulp.
+#include "kernels/cpu/elementwise_complex.h"
+
+#include <cmath>
+#include <complex>
+
+#include "kernels/cpu/elementwise_loop.h"
+
+namespace tn {
+
+namespace {
+
+template <typename C>
+inline C cmul(C a, C b) {
+  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+
+// c10::complex's operator/ (numpy's algorithm: scale by the larger part of the divisor).
+template <typename C>
+inline C cdiv(C x, C y) {
+  using R = typename C::value_type;
+  R a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  R abs_c = std::abs(c), abs_d = std::abs(d);
+  if (abs_c >= abs_d) {
+    if (abs_c == R(0) && abs_d == R(0)) return C(a / abs_c, b / abs_d);
+    R rat = d / c;
+    R scl = R(1) / (c + d * rat);
+    return C((a + b * rat) * scl, (b - a * rat) * scl);
+  }
+  R rat = c / d;
+  R scl = R(1) / (d + c * rat);
+  return C((a * rat + b) * scl, (b * rat - a) * scl);
+}
+
+// Upstream's vectorised reciprocal: (re, -im) / (re^2 + im^2).
+template <typename C>
+inline C creciprocal(C z) {
+  using R = typename C::value_type;
+  R n = z.real() * z.real() + z.imag() * z.imag();
+  return C(z.real() / n, -z.imag() / n);
+}
+
+template <typename F>
+bool run_complex(EwIter& it, F&& f) {
+  if (!is_complex(it.common)) return false;
+  ew_dispatch<kEwComplex>(it.common, "complex", [&](auto zero) { f(zero); });
+  return true;
+}
+
+}  // namespace
+
+bool cx_unary(EwIter& it, CxUnary op) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    using R = typename C::value_type;
+    switch (op) {
+      case CxUnary::Neg: return ew_run<C, C>(it, [](C a) { return C(-a.real(), -a.imag()); });
+      case CxUnary::Conj: return ew_run<C, C>(it, [](C a) { return C(a.real(), -a.imag()); });
+      case CxUnary::Reciprocal: return ew_run<C, C>(it, [](C a) { return creciprocal(a); });
+      case CxUnary::Exp: return ew_run<C, C>(it, [](C a) { return std::exp(a); });
+      case CxUnary::Log: return ew_run<C, C>(it, [](C a) { return std::log(a); });
+      case CxUnary::Log2:
+        return ew_run<C, C>(it, [](C a) {
+          C l = std::log(a);
+          R k = std::log(R(2));
+          return C(l.real() / k, l.imag() / k);
+        });
+      case CxUnary::Log10: return ew_run<C, C>(it, [](C a) { return std::log10(a); });
+      case CxUnary::Sqrt: return ew_run<C, C>(it, [](C a) { return std::sqrt(a); });
+      case CxUnary::Rsqrt: return ew_run<C, C>(it, [](C a) { return cdiv(C(1), std::sqrt(a)); });
+      case CxUnary::Sin: return ew_run<C, C>(it, [](C a) { return std::sin(a); });
+      case CxUnary::Cos: return ew_run<C, C>(it, [](C a) { return std::cos(a); });
+      case CxUnary::Tan: return ew_run<C, C>(it, [](C a) { return std::tan(a); });
+      case CxUnary::Sinh: return ew_run<C, C>(it, [](C a) { return std::sinh(a); });
+      case CxUnary::Cosh: return ew_run<C, C>(it, [](C a) { return std::cosh(a); });
+      case CxUnary::Tanh: return ew_run<C, C>(it, [](C a) { return std::tanh(a); });
+      case CxUnary::Sigmoid:
+        return ew_run<C, C>(it, [](C a) {
+          C e = std::exp(C(-a.real(), -a.imag()));
+          return creciprocal(C(R(1) + e.real(), e.imag()));
+        });
+      case CxUnary::Sgn:
+        return ew_run<C, C>(it, [](C a) {
+          R m = std::abs(a);
+          return m == R(0) ? C(0) : C(a.real() / m, a.imag() / m);
+        });
+      case CxUnary::Square: return ew_run<C, C>(it, [](C a) { return cmul(a, a); });
+    }
+  });
+}
+
+bool cx_add(EwIter& it, const Scalar& alpha) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    C al = ew_scalar<C>(alpha);
+    ew_run<C, C, C>(it, [=](C a, C b) {
+      C p = cmul(al, b);
+      return C(a.real() + p.real(), a.imag() + p.imag());
+    });
+  });
+}
+
+bool cx_mul(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C>(it, [](C a, C b) { return cmul(a, b); });
+  });
+}
+
+bool cx_div(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C>(it, [](C a, C b) { return cdiv(a, b); });
+  });
+}
+
+bool cx_pow(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C>(it, [](C a, C b) { return std::pow(a, b); });
+  });
+}
+
+bool cx_pow_scalar(EwIter& it, const Scalar& exponent) {
+  if (!is_complex(it.common)) return false;
+  double re = exponent.to_double(), im = exponent.imag();
+  if (im == 0 && re == 0.5) return cx_unary(it, CxUnary::Sqrt);
+  if (im == 0 && re == -0.5) return cx_unary(it, CxUnary::Rsqrt);
+  if (im == 0 && re == -1.0) return cx_unary(it, CxUnary::Reciprocal);
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    if (im == 0 && re == 2.0) return ew_run<C, C>(it, [](C a) { return cmul(a, a); });
+    if (im == 0 && re == 3.0) return ew_run<C, C>(it, [](C a) { return cmul(cmul(a, a), a); });
+    if (im == 0 && re == -2.0)
+      return ew_run<C, C>(it, [](C a) { return creciprocal(cmul(a, a)); });
+    C e = ew_scalar<C>(exponent);
+    ew_run<C, C>(it, [=](C a) { return std::pow(a, e); });
+  });
+}
+
+bool cx_abs(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    using R = typename C::value_type;
+    ew_run<R, C>(it, [](C a) { return std::abs(a); });
+  });
+}
+
+bool cx_angle(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    using R = typename C::value_type;
+    ew_run<R, C>(it, [](C a) { return std::atan2(a.imag(), a.real()); });
+  });
+}
+
+bool cx_eq(EwIter& it, bool equal) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<bool, C, C>(it, [=](C a, C b) {
+      return (a.real() == b.real() && a.imag() == b.imag()) == equal;
+    });
+  });
+}
+
+bool cx_predicate(EwIter& it, CxPredicate p) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    switch (p) {
+      case CxPredicate::IsNan:
+        return ew_run<bool, C>(it, [](C a) { return std::isnan(a.real()) || std::isnan(a.imag()); });
+      case CxPredicate::IsInf:
+        return ew_run<bool, C>(it, [](C a) { return std::isinf(a.real()) || std::isinf(a.imag()); });
+      case CxPredicate::IsFinite:
+        return ew_run<bool, C>(
+            it, [](C a) { return std::isfinite(a.real()) && std::isfinite(a.imag()); });
+    }
+  });
+}
+
+namespace {
+
+using V = EwVariant;
+using D = EwDtype;
+using O = EwOutCheck;
+
+// --- ops of complex numbers ---------------------------------------------------------------------
+
+// angle: complex -> its real dtype; real x -> 0 or pi (NaN stays NaN), integers as float.
+void angle_compute(EwIter& it, const Call&) {
+  if (cx_angle(it)) return;
+  ew_dispatch<kEwFloats>(it.common, "angle_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T>(it, [](A a) {
+      if (std::isnan(a)) return a;
+      return a < A(0) ? static_cast<A>(M_PI) : A(0);
+    });
+  });
+}
+// Upstream's angle: integers and bools compute in the default float dtype.
+ScalarType angle_dtype(const Call&, ScalarType common) {
+  return is_integral(common, true) ? default_float_dtype() : common;
+}
+constexpr EwRule with_angle(EwRule r) {
+  r.result_dtype = angle_dtype;
+  return r;
+}
+constexpr EwRule kAngle = with_angle(ew_rule(1, V::Functional, D::ToReal, O::SafeCast));
+constexpr EwRule kAngleO = with_angle(ew_rule(1, V::Out, D::ToReal, O::SafeCast));
+TN_REGISTER_ELEMENTWISE("aten::angle", kAngle, angle_compute);
+TN_REGISTER_ELEMENTWISE("aten::angle.out", kAngleO, angle_compute);
+
+// sgn: z / |z| for complex z (0 at 0); sign for real x.
+void sgn_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Sgn)) return;
+  ew_dispatch<kEwAll>(it.common, "sign_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    if constexpr (std::is_same_v<T, bool>)
+      ew_run<bool, bool>(it, [](bool a) { return a; });
+    else
+      ew_run<T, T>(it, [](A a) { return static_cast<A>((A(0) < a) - (a < A(0))); });
+  });
+}
+constexpr EwRule kSame = ew_rule(1, V::Functional, D::Common, O::Same);
+constexpr EwRule kSameI = ew_rule(1, V::InPlace, D::Common, O::Same);
+constexpr EwRule kSameO = ew_rule(1, V::Out, D::Common, O::Same);
+TN_REGISTER_ELEMENTWISE("aten::sgn", kSame, sgn_compute);
+TN_REGISTER_ELEMENTWISE("aten::sgn_", kSameI, sgn_compute);
+TN_REGISTER_ELEMENTWISE("aten::sgn.out", kSameO, sgn_compute);
+
+// _conj_physical / conj_physical.out: the conjugate, computed (real tensors are copied).
+void conj_physical_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Conj)) return;
+  ew_dispatch<kEwAll>(it.common, "conj_physical", [&](auto zero) {
+    using T = decltype(zero);
+    ew_run<T, T>(it, [](acc_t<T> a) { return a; });
+  });
+}
+TN_REGISTER_ELEMENTWISE("aten::_conj_physical", kSame, conj_physical_compute);
+TN_REGISTER_ELEMENTWISE("aten::conj_physical.out", kSameO, conj_physical_compute);
+
+// conj_physical(Tensor self) -> Tensor: self for real tensors (upstream returns it as is).
+void conj_physical(Call& c) {
+  if (!is_complex(c.tensor(0)->dtype())) return c.ret(c.tensor(0));
+  c.ret(call_tensor("aten::_conj_physical", {c.arg(0)}));
+}
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+void conj_physical_(Call& c) {
+  if (!is_complex(c.tensor(0)->dtype())) return c.ret(c.tensor(0));
+  c.ret(call_tensor("aten::conj_physical.out", {c.arg(0), c.arg(0)}));
+}
+TN_REGISTER_COMPOSITE("aten::conj_physical", conj_physical);
+TN_REGISTER_COMPOSITE("aten::conj_physical_", conj_physical_);
+
+// complex(real, imag) and polar(abs, angle): two real tensors of one floating dtype make the
+// complex dtype of it. The loop computes in that complex dtype (each input loaded with imag 0).
+void check_complex_parts(const Call&, const EwSpec& s) {
+  ScalarType a = s.ops[0].dtype(), b = s.ops[1].dtype();
+  auto ok = [](ScalarType t) {
+    return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double;
+  };
+  TN_CHECK(ok(a) && ok(b) && a == b, "Expected both inputs to be Half, Float or Double tensors "
+           "but got ", c10_dtype_name(a), " and ", c10_dtype_name(b));
+}
+ScalarType complex_of(const Call&, ScalarType common) { return to_complex_type(common); }
+constexpr EwRule parts_rule(EwVariant v) {
+  EwRule r = ew_rule(2, v, D::Common, O::Exact, check_complex_parts);
+  r.result_dtype = complex_of;
+  return r;
+}
+constexpr EwRule kParts = parts_rule(V::Functional);
+constexpr EwRule kPartsO = parts_rule(V::Out);
+
+void complex_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwComplex>(it.common, "complex_cpu", [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C>(it, [](C re, C im) { return C(re.real(), im.real()); });
+  });
+}
+void polar_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwComplex>(it.common, "polar_cpu", [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C>(it, [](C r, C t) {
+      return C(r.real() * std::cos(t.real()), r.real() * std::sin(t.real()));
+    });
+  });
+}
+TN_REGISTER_ELEMENTWISE("aten::complex", kParts, complex_compute);
+TN_REGISTER_ELEMENTWISE("aten::complex.out", kPartsO, complex_compute);
+TN_REGISTER_ELEMENTWISE("aten::polar", kParts, polar_compute);
+TN_REGISTER_ELEMENTWISE("aten::polar.out", kPartsO, polar_compute);
+
+}  // namespace
+}  // namespace tn
