@@ -21,7 +21,7 @@ Dims masked_fill_mask_strides(const Tensor& self, const Tensor& mask) {
 void masked_fill_cpu(const Tensor& self, const Tensor& mask, Scalar value, const char* key) {
   Dims mstrides = masked_fill_mask_strides(self, mask);
   const bool* m = static_cast<const bool*>(mask->dense_cpu_data(key));
-  dispatch_dtype(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T v = scalar_to<T>(value);
     T* p = static_cast<T*>(self->dense_cpu_data(key));
@@ -76,7 +76,7 @@ void tri_cpu(Call& c) {
   Dims bstrides(self->strides().begin(), self->strides().end() - 2);
   int64_t rows = self->size(nd - 2), cols = self->size(nd - 1);
   int64_t rs = self->stride(nd - 2), cs = self->stride(nd - 1);
-  dispatch_dtype(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T* p = static_cast<T*>(self->dense_cpu_data(key));
     T zero = convert<T>(0);

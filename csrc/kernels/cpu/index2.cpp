@@ -119,7 +119,7 @@ void gather_cpu(Call& c) {
   const Tensor &self = c.tensor(0), &index = c.tensor(2), &out = c.results[0].tensor;
   if (index->numel() == 0) return;
   int64_t dim = wrap_dim(c.to_int(1), self->dim());
-  dispatch_dtype(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     const T* ps = static_cast<const T*>(self->dense_cpu_data(key.c_str()));
     T* po = static_cast<T*>(out->dense_cpu_data(key.c_str()));

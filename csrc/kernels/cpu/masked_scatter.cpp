@@ -35,7 +35,7 @@ void masked_scatter_inplace(Call& c) {
     Tensor src = contiguous(source, key);
     const bool* mp = data_of<bool>(m, key);
     const int64_t available = src->numel();
-    dispatch_dtype(self->dtype(), key, [&](auto zero) {
+    dispatch_dtype_complex(self->dtype(), key, [&](auto zero) {
       using T = decltype(zero);
       T* base = data_of<T>(self, key);
       const T* sp = data_of<T>(src, key);

@@ -23,7 +23,7 @@ std::vector<int64_t> nonzero_indices(const Tensor& self, const std::string& key,
   std::vector<int64_t> out;
   Dims idx(static_cast<size_t>(nd), 0);
   *rows = 0;
-  dispatch_dtype(self->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     const T* base = data_of<T>(self, key);
     const int64_t n = self->numel();

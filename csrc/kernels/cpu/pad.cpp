@@ -152,7 +152,7 @@ void pad_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
   PadGeom g = check_pad(M, K, self, c.int_list(1));
   if (out->numel() == 0) return;
-  dispatch_dtype(self->dtype(), c.key(), [&](auto zero) {
+  dispatch_dtype_complex(self->dtype(), c.key(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_same_v<T, bool>) {
       TN_FAIL(NotImplemented, "\"", op_name(M, K), "\" not implemented for 'Bool'");

@@ -495,7 +495,7 @@ ScalarType ew_div_mode_dtype(const Call& c, ScalarType common) {
 
 void ew_check_pow_scalar(const Call& c, const EwSpec& s) {
   Scalar e = c.scalar(1);
-  TN_CHECK(!(!is_floating(s.ops[0].dtype()) && e.is_integral() && e.i < 0),
+  TN_CHECK(!(!is_floating(s.ops[0].dtype()) && !is_complex(s.ops[0].dtype()) && e.is_integral() && e.i < 0),
            "Integers to negative integer powers are not allowed.");
 }
 

@@ -5,9 +5,12 @@
 // the layer's fallback here resolves such inputs (a copy with the bit applied) before the kernels
 // below run, as upstream's MathBitsFallback does. View ops pass the bits on to their results
 // (make_view copies them), copy_ applies them while it copies, and empty_like reads only the
-// geometry; those ops skip the layer. An op that would write into a tensor with a bit set is
-// refused by name rather than written through a resolved copy.
+// geometry; those ops skip the layer. An op that writes into a tensor with a bit set (x.conj()
+// .mul_(2)) writes into a resolved copy, which is then copied back through copy_ (which applies
+// the bit), as upstream's fallback does for mutable arguments.
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
@@ -27,14 +30,12 @@ bool arg_written(const Call& c, size_t i) {
 template <DispatchKey K>
 void resolve_math_bit(Call& c) {
   constexpr bool kConj = K == DispatchKey::Conjugate;
+  std::vector<std::pair<Tensor, Tensor>> written;  // (the argument, its resolved stand-in)
   auto resolve = [&](Tensor& t, size_t i) {
     if (!t || !(kConj ? t->is_conj() : t->is_neg())) return;
-    TN_CHECK_KIND(!arg_written(c, i), NotImplemented, "aten.", c.op->name,
-                  *c.op->overload ? "." : ".default", c.op->overload,
-                  " writing into a tensor with the ", kConj ? "conjugate" : "negative",
-                  " bit set is not implemented by torchnative; call ",
-                  kConj ? "resolve_conj()" : "resolve_neg()", " on it first");
-    t = call_tensor(kConj ? "aten::resolve_conj" : "aten::resolve_neg", {Value::of(t)});
+    Tensor r = call_tensor(kConj ? "aten::resolve_conj" : "aten::resolve_neg", {Value::of(t)});
+    if (arg_written(c, i)) written.emplace_back(t, r);
+    t = r;
   };
   for (size_t i = 0; i < c.args.size(); ++i) {
     Value& v = c.args[i];
@@ -43,6 +44,15 @@ void resolve_math_bit(Call& c) {
       for (Tensor& t : v.tensors) resolve(t, i);
   }
   redispatch_below(c, K);
+  for (auto& [arg, stand_in] : written) {
+    call("aten::copy_", {Value::of(arg), Value::of(stand_in)});
+    for (Value& v : c.results) {  // an in-place op returns its argument, not the stand-in
+      if (v.tag == Value::Tag::Tensor && v.tensor.get() == stand_in.get()) v.tensor = arg;
+      if (v.tag == Value::Tag::TensorList)
+        for (Tensor& t : v.tensors)
+          if (t.get() == stand_in.get()) t = arg;
+    }
+  }
 }
 
 // Ops that handle the bits themselves: views (their result aliases an argument and carries its
