@@ -228,6 +228,47 @@ bool as_double(PyObject* o, double* v) {
   return false;
 }
 
+// A numpy scalar (numpy.int64, numpy.float32, numpy.bool, numpy.complex64...) as the Python
+// number of its kind, as upstream's argument parser takes them (its is_numpy_scalar). numpy's
+// float64 and complex128 already are Python floats and complexes (complex64 is read as its real
+// part, as upstream does); the rest are recognised by their type's name, so numpy need not be
+// imported.
+bool numpy_scalar(PyObject* o, Scalar* s) {
+  const char* name = Py_TYPE(o)->tp_name;
+  if (std::strncmp(name, "numpy.", 6) != 0) return false;
+  const char* kind = name + 6;
+  if (std::strncmp(kind, "bool", 4) == 0) {
+    int truth = PyObject_IsTrue(o);
+    if (truth < 0) return PyErr_Clear(), false;
+    *s = Scalar::from_bool(truth != 0);
+    return true;
+  }
+  if (std::strncmp(kind, "int", 3) == 0 || std::strncmp(kind, "uint", 4) == 0) {
+    PyObject* i = PyNumber_Index(o);
+    if (!i) return PyErr_Clear(), false;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (overflow || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+    *s = Scalar::from_int(v);
+    return true;
+  }
+  if (std::strncmp(kind, "float", 5) == 0 || std::strncmp(kind, "longdouble", 10) == 0) {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) return PyErr_Clear(), false;
+    *s = Scalar::from_double(v);
+    return true;
+  }
+  if (std::strncmp(kind, "complex", 7) == 0 || std::strncmp(kind, "clongdouble", 11) == 0) {
+    // Upstream reads these as a double: their real part, with numpy's own ComplexWarning.
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) return PyErr_Clear(), false;
+    *s = Scalar::from_double(v);
+    return true;
+  }
+  return false;
+}
+
 bool as_scalar(PyObject* o, Scalar* s) {
   if (PyBool_Check(o)) {
     *s = Scalar::from_bool(o == Py_True);
@@ -249,7 +290,7 @@ bool as_scalar(PyObject* o, Scalar* s) {
     return true;
   }
   if (is_tensor(o)) return tensor_scalar(impl_of(o), s);
-  return false;
+  return numpy_scalar(o, s);
 }
 
 bool is_sequence(PyObject* o) { return PyTuple_Check(o) || PyList_Check(o); }
@@ -443,7 +484,9 @@ static bool to_value_of(PyObject* o, const Argument& arg, Value* v) {
   switch (t.kind) {
     case TypeKind::Tensor: {
     if (!is_tensor(o)) {
-      if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {  // bool: an int
+      Scalar ignored;
+      if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) ||  // bool: an int
+          numpy_scalar(o, &ignored)) {
         if (!allows_numbers_as_tensors(t_binding_op)) return false;
         Tensor w = wrapped_number(o);
         if (!w) return false;

@@ -1,7 +1,7 @@
 """Python spellings upstream's argument parser accepts (issue 9, item 5), ours and upstream each
 in its own process: Python's own types as dtypes (torch.tensor(0, dtype=int), x.to(float)),
 numpy's keyword names (axis for dim, keepdims for keepdim, x/a/x1 for input, x2 for other), how
-torch.return_types print, the legacy torch.Tensor(...) constructor, and nonzero's as_tuple. Each spelling's result, or the exception type it raises."""
+torch.return_types print, the legacy torch.Tensor(...) constructor, nonzero's as_tuple, and numpy scalars taken as numbers. Each spelling's result, or the exception type it raises."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import OURS, UPSTREAM, run_json  # noqa: E402
 
 CODE = r"""
-import json, torch
+import json, torch, warnings
+import numpy as np
+warnings.simplefilter("ignore")  # numpy's ComplexWarning for complex64 read as a float
 x = torch.arange(12.).reshape(3, 4)
 spellings = {
     "tensor dtype=int": lambda: torch.tensor(0, dtype=int),
@@ -69,6 +71,15 @@ spellings = {
     "equal nan self": lambda: (lambda n: torch.equal(n, n))(torch.tensor([float("nan")])),
     "equal nan copy": lambda: (lambda n: torch.equal(n, n.clone()))(torch.tensor([float("nan")])),
     "equal dtypes": lambda: torch.equal(x, x.long()),
+    # numpy scalars where a number is taken (upstream's is_numpy_scalar): vits multiplies by one
+    "tensor * np.int64": lambda: x * np.int64(3),
+    "int tensor * np.float32": lambda: torch.tensor([1, 2]) * np.float32(1.5),
+    "tensor + np.bool_": lambda: x + np.bool_(True),
+    "uint8 + np.uint8": lambda: torch.tensor([3], dtype=torch.uint8) + np.uint8(250),
+    "add alpha np.float32": lambda: torch.add(x, x, alpha=np.float32(2)),
+    "pow np.int32": lambda: x ** np.int32(3),
+    "full np.int64": lambda: torch.full((2,), np.int64(4)),
+    "tensor * np.complex64": lambda: x * np.complex64(2 + 1j),
     "type name": lambda: x.type("torch.DoubleTensor"),
     "type bad name": lambda: x.type("torch.NoSuchTensor"),
 }

@@ -17,10 +17,12 @@ GRADES = ("crashes", "refuses", "builds", "reaches", "agrees")  # worst first
 FLOOR_ULPS = 4  # the allowance never goes below 4 ulp of the dtype (AGREEMENT_RULES.md)
 NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
              "int32": np.int32, "int64": np.int64, "float16": np.float16,
-             "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64}
-FLOATING = ("float16", "bfloat16", "float32", "float64")
+             "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
+             "complex64": np.complex64, "complex128": np.complex128}
+# Complex results are judged as floating ones, as pairs of reals (tensor_values).
+FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
 EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23,
-       "float64": 2.0 ** -52}
+       "float64": 2.0 ** -52, "complex64": 2.0 ** -23, "complex128": 2.0 ** -52}
 
 
 def floor_of(dtype: str) -> float:
@@ -28,7 +30,8 @@ def floor_of(dtype: str) -> float:
 
 
 def tensor_values(outcome: dict, i: int) -> np.ndarray:
-    """Tensor i of an outcome as a NumPy array (bfloat16 widened exactly to float32)."""
+    """Tensor i of an outcome as a NumPy array (bfloat16 widened exactly to float32; a complex
+    tensor as its real and imaginary parts, a last dim of 2, as torch.view_as_real)."""
     rec = outcome["tensors"][i]
     dtype = rec["dtype"]
     if dtype not in NP_DTYPES:
@@ -45,6 +48,8 @@ def tensor_values(outcome: dict, i: int) -> np.ndarray:
         arr = np.zeros(rec["shape"], np_dtype)
     if dtype == "bfloat16":
         arr = (arr.astype(np.uint32) << 16).view(np.float32)
+    if np.iscomplexobj(arr):
+        arr = np.stack([arr.real, arr.imag], axis=-1)
     return arr
 
 

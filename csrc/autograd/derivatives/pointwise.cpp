@@ -126,6 +126,20 @@ Grads hardtanh_backward_backward(const Saved& s, const Grads& g) {
           s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
 }
 
+// leaky_relu(self, slope): leaky_relu_backward(grad, self, slope, false).
+Grads leaky_relu_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::leaky_relu_backward",
+                      {V(g[0]), V(s.tensor(0)), s.arg(1), Value::of_bool(false)})};
+}
+// leaky_relu_backward(go, self, slope, self_is_result): go: leaky_relu_backward(grad, self,
+// slope, false); self: zeros.
+Grads leaky_relu_backward_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(1);
+  return {s.need(0) ? call_tensor("aten::leaky_relu_backward",
+                                  {V(g[0]), V(s.tensor(1)), s.arg(2), Value::of_bool(false)})
+                    : Tensor(),
+          s.need(1) ? d::zeros(m.sizes, m.dtype, m.device) : Tensor()};
+}
 // hardsigmoid: hardsigmoid_backward(grad, self) (which upstream does not differentiate).
 Grads hardsigmoid_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::hardsigmoid_backward", {V(g[0]), V(s.tensor(0))})};
@@ -278,6 +292,11 @@ TN_REGISTER_DERIVATIVE("aten::softplus_backward",
                        {"SoftplusBackwardBackward0", {0, 1}, {{0, 1}, {1}}, 0,
                         softplus_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::hardtanh", {"HardtanhBackward0", {0}, {{0}}, 0, hardtanh_backward});
+TN_REGISTER_DERIVATIVE("aten::leaky_relu",
+                       {"LeakyReluBackward0", {0}, {{0}}, 0, leaky_relu_backward});
+TN_REGISTER_DERIVATIVE("aten::leaky_relu_backward",
+                       {"LeakyReluBackwardBackward0", {0, 1}, {{1}}, 0,
+                        leaky_relu_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::hardsigmoid",
                        {"HardsigmoidBackward0", {0}, {{0}}, 0, hardsigmoid_backward});
 TN_REGISTER_DERIVATIVE("aten::hardswish", {"HardswishBackward0", {0}, {{0}}, 0, hardswish_backward});

@@ -291,6 +291,27 @@ TN_REGISTER_ELEMENTWISE("aten::hardsigmoid", kHardsigmoid, hardsigmoid_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_", kHardsigmoidI, hardsigmoid_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardsigmoid.out", kHardsigmoidO, hardsigmoid_compute);
 
+// leaky_relu(self, negative_slope=0.01) = self > 0 ? self : self * negative_slope, the slope
+// taken in the opmath type (float for the 16-bit floats), as upstream's kernel.
+void check_leaky_relu_dtype(const Call&, const EwSpec& s) { check_floating(s, "leaky_relu_cpu"); }
+void leaky_relu_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwFloats>(it.common, "leaky_relu_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A slope = static_cast<A>(c.scalar(1).to_double());
+    ew_run<T, T>(it, [slope](A x) { return x > A(0) ? x : x * slope; });
+  });
+}
+constexpr EwRule kLeakyRelu =
+    ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_leaky_relu_dtype);
+constexpr EwRule kLeakyReluI =
+    ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_leaky_relu_dtype);
+constexpr EwRule kLeakyReluO =
+    ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_leaky_relu_dtype);
+TN_REGISTER_ELEMENTWISE("aten::leaky_relu", kLeakyRelu, leaky_relu_compute);
+TN_REGISTER_ELEMENTWISE("aten::leaky_relu_", kLeakyReluI, leaky_relu_compute);
+TN_REGISTER_ELEMENTWISE("aten::leaky_relu.out", kLeakyReluO, leaky_relu_compute);
+
 // hardswish(self) = self * min(max(self + 3, 0), 6) / 6, in float for the 16-bit floats (the
 // steps of upstream's scalar and vector kernels, exact IEEE operations either way).
 void check_hardswish_dtype(const Call&, const EwSpec& s) { check_floating(s, "hardswish_cpu"); }

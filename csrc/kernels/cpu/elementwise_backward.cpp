@@ -84,6 +84,26 @@ void hardtanh_backward_compute(EwIter& it, const Call& c) {
   });
 }
 
+// leaky_relu_backward(grad_output, self, negative_slope, self_is_result): grad_output where
+// self > 0, else grad_output * negative_slope. Upstream refuses a result given as self with a
+// negative slope (the result's sign no longer tells the input's).
+void check_leaky_relu_backward(const Call& c, const EwSpec&) {
+  TN_CHECK(!c.to_bool(3) || c.scalar(2).to_double() >= 0.0,
+           "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+           "not supported. This is caused by calling in-place forward function with a negative "
+           "slope, please call out-of-place version instead. File an issue at "
+           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+           "backward calculation with negative slope");
+}
+void leaky_relu_backward_compute(EwIter& it, const Call& c) {
+  ew_dispatch<kEwFloats>(it.common, "leaky_relu_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A slope = static_cast<A>(c.scalar(2).to_double());
+    ew_run<T, T, T>(it, [slope](A g, A x) { return x > A(0) ? g : g * slope; });
+  });
+}
+
 // hardsigmoid_backward(grad_output, self): grad_output times 1/6 where -3 < self < 3, else 0;
 // the 1/6 is upstream's float constant (1.0f / 6.0f), in double too.
 void hardsigmoid_backward_compute(EwIter& it, const Call&) {
@@ -217,6 +237,12 @@ TN_REGISTER_ELEMENTWISE("aten::softplus_backward", kBin, softplus_backward_compu
 TN_REGISTER_ELEMENTWISE("aten::softplus_backward.grad_input", kBinO, softplus_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward", kBin, hardtanh_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardtanh_backward.grad_input", kBinO, hardtanh_backward_compute);
+constexpr EwRule kLeakyBack =
+    ew_rule(2, V::Functional, D::Common, O::SafeCast, check_leaky_relu_backward);
+constexpr EwRule kLeakyBackO = ew_rule(2, V::Out, D::Common, O::SafeCast, check_leaky_relu_backward);
+TN_REGISTER_ELEMENTWISE("aten::leaky_relu_backward", kLeakyBack, leaky_relu_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::leaky_relu_backward.grad_input", kLeakyBackO,
+                        leaky_relu_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_backward", kBin, hardsigmoid_backward_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardsigmoid_backward.grad_input", kBinO,
                         hardsigmoid_backward_compute);
