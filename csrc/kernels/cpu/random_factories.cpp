@@ -26,21 +26,15 @@ Tensor empty_from_options(const Call& c, const Dims& sizes, size_t i,
                       none()});
 }
 
-// empty_like for the *_like factories: self's sizes, dtype unless overridden, contiguous.
+// empty_like for the *_like factories, as upstream's: self's sizes, its dtype and device unless
+// overridden, and its layout under the default preserve_format (a transposed self gives a
+// transposed result, which the sampler then fills in memory order, as upstream's does).
 Tensor empty_like_options(const Call& c, size_t i) {
   const Tensor& self = c.tensor(0);
-  Value dtype = c.arg(i);
-  if (dtype.is_none()) dtype = Value::of_dtype(self->dtype());
-  Value device = c.arg(i + 2);
-  if (device.is_none()) device = Value::of_device(self->device());
   const Value& mf = c.arg(i + 4);
   check_memory_format_rank(mf, self->dim());
-  TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Preserve ||
-                    mf.memory_format == MemoryFormatKind::Contiguous || self->is_contiguous(),
-                NotImplemented, c.key(), ": channels_last memory formats are not implemented");
-  return call_tensor("aten::empty.memory_format",
-                     {Value::of_ints(self->sizes()), dtype, c.arg(i + 1), device, c.arg(i + 3),
-                      none()});
+  return call_tensor("aten::empty_like",
+                     {c.arg(0), c.arg(i), c.arg(i + 1), c.arg(i + 2), c.arg(i + 3), mf});
 }
 
 Value gen_or_none(const Call& c, int i) { return i < 0 ? none() : c.arg(i); }
