@@ -91,8 +91,12 @@ Tensor same_view(const Tensor& t) {
   return make_view(t, t->sizes(), t->strides(), t->storage_offset());
 }
 
-// _conj(Tensor(a) self) -> Tensor(a): a view with the conjugate bit flipped.
+// _conj(Tensor(a) self) -> Tensor(a): a view with the conjugate bit flipped (complex tensors
+// only: upstream's set_conj asserts it).
 void conj_view(Call& c) {
+  TN_CHECK(is_complex(c.tensor(0)->dtype()), "_conj: the conjugate bit can only be set on "
+           "complex tensors, not on ", name(c.tensor(0)->dtype()),
+           " (upstream: isComplexType(typeMetaToScalarType(dtype())) INTERNAL ASSERT FAILED)");
   Tensor v = same_view(c.tensor(0));
   v->set_conj(!c.tensor(0)->is_conj());
   c.ret(v);
