@@ -327,19 +327,26 @@ PyObject* has_storage(PyObject*, PyObject* arg) {
   return PyBool_FromLong(impl_of(arg)->storage().get() != nullptr);
 }
 
-// _get_tensor_metadata(tensor): the conj and neg bits that are set, as a dict. We keep neither
-// bit (no lazy conjugate or negative views), so the dict is always empty.
+// _get_tensor_metadata(tensor): the math bits that are set ({"conj": True}, {"neg": True}), as
+// upstream's getTensorMetadata; torch.save pickles them beside a tensor.
 PyObject* get_tensor_metadata(PyObject*, PyObject* arg) {
   if (!is_tensor(arg)) {
     PyErr_Format(PyExc_TypeError, "_get_tensor_metadata(): expected a Tensor, got %s",
                  Py_TYPE(arg)->tp_name);
     return nullptr;
   }
-  return PyDict_New();
+  PyObject* d = PyDict_New();
+  if (!d) return nullptr;
+  TensorImpl* t = impl_of(arg);
+  if ((t->is_conj() && PyDict_SetItemString(d, "conj", Py_True) < 0) ||
+      (t->is_neg() && PyDict_SetItemString(d, "neg", Py_True) < 0)) {
+    Py_DECREF(d);
+    return nullptr;
+  }
+  return d;
 }
 
-// _set_tensor_metadata(tensor, dict): sets the bits named true; refused by name, as we have
-// neither bit. False entries (or none) change nothing.
+// _set_tensor_metadata(tensor, dict): sets the bits the dict names (torch.load's rebuild).
 PyObject* set_tensor_metadata(PyObject*, PyObject* args) {
   PyObject *t, *meta;
   if (!PyArg_ParseTuple(args, "OO!", &t, &PyDict_Type, &meta)) return nullptr;
@@ -353,9 +360,18 @@ PyObject* set_tensor_metadata(PyObject*, PyObject* args) {
   while (PyDict_Next(meta, &pos, &key, &value)) {
     int on = PyObject_IsTrue(value);
     if (on < 0) return nullptr;
-    if (on) {
-      PyErr_Format(PyExc_NotImplementedError, "torchnative: tensor metadata %R (the conjugate "
-                   "and negative bits of lazy views) is not implemented", key);
+    const char* k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+    if (k && std::strcmp(k, "conj") == 0) {
+      if (on && !is_complex(impl_of(t)->dtype())) {
+        PyErr_SetString(PyExc_RuntimeError, "_set_tensor_metadata: the conjugate bit can only "
+                        "be set on complex tensors");
+        return nullptr;
+      }
+      impl_of(t)->set_conj(on != 0);
+    } else if (k && std::strcmp(k, "neg") == 0) {
+      impl_of(t)->set_neg(on != 0);
+    } else {
+      PyErr_Format(PyExc_RuntimeError, "Unexpected key `%S` passed to setTensorMetadata.", key);
       return nullptr;
     }
   }

@@ -162,6 +162,16 @@ case("where", lambda: torch.where(torch.tensor([True, False, True, False]), x, y
 case("flip", lambda: x.flip(0))
 case("clone", lambda: x.clone())
 case("contiguous", lambda: torch.stack([x, y]).t().contiguous())
+# torch.save: the archive's bytes, and the conjugate bit kept through save and load
+import io, hashlib, pickle, copy
+def saved(obj):
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()
+case("save bytes", lambda: hashlib.sha1(saved({"x": x, "d": d, "r": torch.view_as_real(y)})).hexdigest())
+case("save conj load", lambda: (lambda t: [t.is_conj(), t])(torch.load(io.BytesIO(saved(x.conj())))))
+case("pickle", lambda: pickle.loads(pickle.dumps(x)))
+case("deepcopy conj", lambda: (lambda t: [t.is_conj(), t])(copy.deepcopy(x.conj())))
 print(json.dumps(out))
 """
 
