@@ -18,11 +18,13 @@ FLOOR_ULPS = 4  # the allowance never goes below 4 ulp of the dtype (AGREEMENT_R
 NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
              "int32": np.int32, "int64": np.int64, "float16": np.float16,
              "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
-             "complex64": np.complex64, "complex128": np.complex128}
+             "complex64": np.complex64, "complex128": np.complex128,
+             "complex32": np.dtype([("re", np.float16), ("im", np.float16)])}
 # Complex results are judged as floating ones, as pairs of reals (tensor_values).
-FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+FLOATING = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128")
 EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23,
-       "float64": 2.0 ** -52, "complex64": 2.0 ** -23, "complex128": 2.0 ** -52}
+       "float64": 2.0 ** -52, "complex32": 2.0 ** -10, "complex64": 2.0 ** -23,
+       "complex128": 2.0 ** -52}
 
 
 def floor_of(dtype: str) -> float:
@@ -50,6 +52,8 @@ def tensor_values(outcome: dict, i: int) -> np.ndarray:
         arr = (arr.astype(np.uint32) << 16).view(np.float32)
     if np.iscomplexobj(arr):
         arr = np.stack([arr.real, arr.imag], axis=-1)
+    elif dtype == "complex32":
+        arr = np.stack([arr["re"], arr["im"]], axis=-1)
     return arr
 
 

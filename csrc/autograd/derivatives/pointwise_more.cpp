@@ -80,6 +80,11 @@ Grads reciprocal_backward(const Saved& s, const Grads& g) {
 // sign, ceil, floor, round, trunc: zeros_like(grad) (piecewise constant); bernoulli and
 // bernoulli_.float too (bernoulli.p has none upstream: it records upstream's NotImplemented).
 Grads zero_backward(const Saved&, const Grads& g) { return {zeros_like(g[0])}; }
+// The ops of complex numbers, on real tensors (a complex one never requires grad here:
+// autograd_layer.cpp refuses complex results): angle and sgn are piecewise constant,
+// conj_physical is the identity, _neg_view's gradient is -grad.
+Grads identity_backward(const Saved&, const Grads& g) { return {g[0]}; }
+Grads neg_view_backward(const Saved&, const Grads& g) { return {op1("aten::neg", g[0])}; }
 // nan_to_num: grad * isfinite(self).
 Grads nan_to_num_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], op1("aten::isfinite", s.tensor(0)))};
@@ -266,6 +271,11 @@ TN_REGISTER_DERIVATIVE("aten::log1p", {"Log1PBackward0", {0}, {{0}}, 0, log1p_ba
 TN_REGISTER_DERIVATIVE("aten::reciprocal",
                        {"ReciprocalBackward0", {0}, {}, 1, reciprocal_backward});
 TN_REGISTER_DERIVATIVE("aten::sign", {"SignBackward0", {0}, {}, 0, zero_backward});
+TN_REGISTER_DERIVATIVE("aten::sgn", {"SgnBackward0", {0}, {}, 0, zero_backward});
+TN_REGISTER_DERIVATIVE("aten::angle", {"AngleBackward0", {0}, {}, 0, zero_backward});
+TN_REGISTER_DERIVATIVE("aten::_conj_physical",
+                       {"ConjPhysicalBackward0", {0}, {}, 0, identity_backward});
+TN_REGISTER_DERIVATIVE("aten::_neg_view", {"NegViewBackward0", {0}, {}, 0, neg_view_backward});
 TN_REGISTER_DERIVATIVE("aten::ceil", {"CeilBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::floor", {"FloorBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::round", {"RoundBackward0", {0}, {}, 0, zero_backward});

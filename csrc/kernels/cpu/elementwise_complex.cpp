@@ -219,24 +219,8 @@ constexpr EwRule kAngleO = with_angle(ew_rule(1, V::Out, D::ToReal, O::SafeCast)
 TN_REGISTER_ELEMENTWISE("aten::angle", kAngle, angle_compute);
 TN_REGISTER_ELEMENTWISE("aten::angle.out", kAngleO, angle_compute);
 
-// sgn: z / |z| for complex z (0 at 0); sign for real x.
-void sgn_compute(EwIter& it, const Call&) {
-  if (cx_unary(it, CxUnary::Sgn)) return;
-  ew_dispatch<kEwAll>(it.common, "sign_cpu", [&](auto zero) {
-    using T = decltype(zero);
-    using A = acc_t<T>;
-    if constexpr (std::is_same_v<T, bool>)
-      ew_run<bool, bool>(it, [](bool a) { return a; });
-    else
-      ew_run<T, T>(it, [](A a) { return static_cast<A>((A(0) < a) - (a < A(0))); });
-  });
-}
 constexpr EwRule kSame = ew_rule(1, V::Functional, D::Common, O::Same);
-constexpr EwRule kSameI = ew_rule(1, V::InPlace, D::Common, O::Same);
 constexpr EwRule kSameO = ew_rule(1, V::Out, D::Common, O::Same);
-TN_REGISTER_ELEMENTWISE("aten::sgn", kSame, sgn_compute);
-TN_REGISTER_ELEMENTWISE("aten::sgn_", kSameI, sgn_compute);
-TN_REGISTER_ELEMENTWISE("aten::sgn.out", kSameO, sgn_compute);
 
 // _conj_physical / conj_physical.out: the conjugate, computed (real tensors are copied).
 void conj_physical_compute(EwIter& it, const Call&) {

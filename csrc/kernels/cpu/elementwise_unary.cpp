@@ -66,7 +66,9 @@ void abs_compute(EwIter& it, const Call&) {
   });
 }
 
+// sign; sgn is sign for real tensors and z / |z| (0 at 0) for complex ones.
 void sign_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Sgn)) return;
   ew_dispatch<kEwAll>(it.common, "sign_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -90,7 +92,15 @@ constexpr EwRule kAbs = ew_rule(1, V::Functional, D::ToReal, O::Same);
 constexpr EwRule kAbsI = ew_rule(1, V::InPlace, D::Common, O::Same, check_abs_in_place);
 constexpr EwRule kAbsO = ew_rule(1, V::Out, D::ToReal, O::Same);
 TN_UNARY("abs", kAbs, abs_compute);
-TN_UNARY("sign", kSame, sign_compute);
+void check_sign_real(const Call&, const EwSpec& s) {
+  TN_CHECK(!is_complex(s.ops[0].dtype()), "Unlike NumPy, torch.sign is not intended to support "
+           "complex numbers. Please use torch.sgn instead.");
+}
+constexpr EwRule kSign = ew_rule(1, V::Functional, D::Common, O::Same, check_sign_real);
+constexpr EwRule kSignI = ew_rule(1, V::InPlace, D::Common, O::Same, check_sign_real);
+constexpr EwRule kSignO = ew_rule(1, V::Out, D::Common, O::Same, check_sign_real);
+TN_UNARY("sign", kSign, sign_compute);
+TN_UNARY("sgn", kSame, sign_compute);
 
 // --- float functions ---------------------------------------------------------------------------
 

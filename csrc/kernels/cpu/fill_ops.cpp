@@ -3,6 +3,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
 #include "kernels/cpu/copy.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn {
 namespace {
@@ -19,6 +20,9 @@ Dims masked_fill_mask_strides(const Tensor& self, const Tensor& mask) {
 }
 
 void masked_fill_cpu(const Tensor& self, const Tensor& mask, Scalar value, const char* key) {
+  // A complex value into a real tensor: upstream's checked conversion refuses a non-zero
+  // imaginary part ("value cannot be converted to type float without overflow").
+  if (value.is_complex()) check_scalar_fits(value, self->dtype());
   Dims mstrides = masked_fill_mask_strides(self, mask);
   const bool* m = static_cast<const bool*>(mask->dense_cpu_data(key));
   dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
