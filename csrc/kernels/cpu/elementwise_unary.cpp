@@ -93,8 +93,8 @@ constexpr EwRule kAbsI = ew_rule(1, V::InPlace, D::Common, O::Same, check_abs_in
 constexpr EwRule kAbsO = ew_rule(1, V::Out, D::ToReal, O::Same);
 TN_UNARY("abs", kAbs, abs_compute);
 void check_sign_real(const Call&, const EwSpec& s) {
-  TN_CHECK(!is_complex(s.ops[0].dtype()), "Unlike NumPy, torch.sign is not intended to support "
-           "complex numbers. Please use torch.sgn instead.");
+  TN_CHECK_KIND(!is_complex(s.ops[0].dtype()), NotImplemented, "Unlike NumPy, torch.sign is not "
+                "intended to support complex numbers. Please use torch.sgn instead.");
 }
 constexpr EwRule kSign = ew_rule(1, V::Functional, D::Common, O::Same, check_sign_real);
 constexpr EwRule kSignI = ew_rule(1, V::InPlace, D::Common, O::Same, check_sign_real);
