@@ -190,6 +190,13 @@ case("meta _fft_c2r", lambda: torch._fft_c2r(M(3, 4, 5, dtype=torch.complex64).t
                                              [0, 2], 0, 8))
 case("meta _fft_c2c", lambda: torch._fft_c2c(M(3, 4, 5, dtype=torch.complex64).permute(2, 0, 1),
                                              [1], 0, True))
+case("meta _fft_r2c out", lambda: torch._fft_r2c(M(3, 4, 5), [0, 2], 0, False,
+                                                 out=M(0, dtype=torch.complex64)))
+case("meta _fft_c2r out", lambda: torch._fft_c2r(M(3, 4, 5, dtype=torch.complex64), [0, 2], 0, 8,
+                                                 out=M(0)))
+case("meta ihfft2", lambda: torch.fft.ihfft2(M(3, 4, 6)))
+case("meta hfftn", lambda: torch.fft.hfftn(M(3, 4, 6, 2, dtype=torch.complex64)))
+case("meta fftfreq", lambda: torch.fft.fftfreq(5, device="meta"))
 
 # misuse
 x = torch.randn(2, 3)
