@@ -60,6 +60,10 @@ def build(model_type: str, head: str, class_name: str, folder: Path) -> dict:
         step = "inputs"
         inputs = recipes.make_inputs(model, config)
         step = "forward"
+        # Each forward starts from the same generator state, so that a model that samples in
+        # its forward (VITS draws noise) draws the same numbers in float32, in float64 and in
+        # ours (run() seeds the same way).
+        torch.manual_seed(recipes.SEED)
         with torch.no_grad():
             out32 = recipes.float_outputs(model(**inputs))
         if not out32:
@@ -73,6 +77,7 @@ def build(model_type: str, head: str, class_name: str, folder: Path) -> dict:
         step = "forward in float64"
         model = model.to(torch.float64)
         wide = {k: v.double() if v.is_floating_point() else v for k, v in inputs.items()}
+        torch.manual_seed(recipes.SEED)
         with torch.no_grad():
             out64 = recipes.float_outputs(model(**wide))
     except Exception as e:  # noqa: BLE001 - upstream's own failure is a result of the sweep
@@ -99,6 +104,7 @@ def run(class_name: str, folder: Path, out: Path) -> dict:
         tensors = codec.rebuild(record["inputs"])
         inputs = dict(zip(record["input_names"], codec.decode(record["inputs"]["tree"], tensors)))
         step = "forward"
+        torch.manual_seed(recipes.SEED)  # as build() seeds each of upstream's forwards
         with torch.no_grad():
             outputs = recipes.float_outputs(model(**inputs))
         if os.environ.get("TN_MODELS_INJECT") == "scale":  # the sweep's own test of its judge
