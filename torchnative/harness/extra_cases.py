@@ -189,6 +189,15 @@ def written(dtype):
         "aten.masked_scatter.out": (
             (torch.zeros(3, 4), torch.randn(3, 4, generator=gen) > 0,
              torch.randn(12, generator=gen)), {"out": Out()}),
+        # The fft primitives' out= forms (the torch.fft functions reach only the functional
+        # ones): a complex 3 x 4 transformed along dim 1, and a one-sided 3 x 3 half made real
+        # of length 4, normalised by n.
+        "aten._fft_c2c.out": (
+            (torch.complex(torch.randn(3, 4, generator=gen), torch.randn(3, 4, generator=gen)),
+             [1], 0, True), {"out": Out()}),
+        "aten._fft_c2r.out": (
+            (torch.complex(torch.randn(3, 3, generator=gen), torch.randn(3, 3, generator=gen)),
+             [1], 2, 4), {"out": Out()}),
         # col2im of 2x2 blocks of two channels (8 rows) over a 4x5 output: 3 x 4 = 12 blocks.
         "aten.col2im.default": (
             (torch.randn(1, 8, 12, generator=gen), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), {}),
