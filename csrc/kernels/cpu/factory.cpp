@@ -4,7 +4,7 @@
 
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
-#include "kernels/cpu/elementwise_loop.h"
+#include "kernels/cpu/copy.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/factory_rules.h"
@@ -63,7 +63,7 @@ TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
 void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
   dispatch_dtype_complex(t->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
-    T value = ew_scalar<T>(v);
+    T value = scalar_to<T>(v);  // copy.h: upstream's Scalar::to<T>
     T* data = static_cast<T*>(t->dense_cpu_data(key.c_str())) - t->storage_offset();
     if (t->is_contiguous()) {
       T* p = data + t->storage_offset();
