@@ -30,6 +30,10 @@ std::unordered_map<std::string, Formula>& pending_formulas() {
   static std::unordered_map<std::string, Formula> m;
   return m;
 }
+std::vector<const char*>& pending_complex_ready() {
+  static std::vector<const char*> v;
+  return v;
+}
 
 // A recorded call of an op with a formula. What backward reads is kept as SavedVariables
 // (saved_variable.h), so saved-tensor hooks see it and in-place changes are refused.
@@ -62,7 +66,7 @@ class FormulaNode final : public Node {
     // integer output (max_pool2d's indices) never has one, and no formula reads it, so it stays
     // missing rather than a fresh tensor of zeros per backward.
     for (size_t i = 0; i < grads.size(); ++i)
-      if (!grads[i] && (is_floating(inputs[i].dtype) || info(inputs[i].dtype).is_complex))
+      if (!grads[i] && is_differentiable_type(inputs[i].dtype))
         grads[i] = call_tensor("aten::zeros",
                                {Value::of_ints(inputs[i].sizes), Value::of_dtype(inputs[i].dtype),
                                 Value{}, Value::of_device(inputs[i].device)});
@@ -120,6 +124,29 @@ bool any_requires_grad(const Call& call) {
 }
 
 std::string pretty_name(const OpInfo& op);
+
+// A complex input that requires grad: true, with its dtype in *t.
+bool complex_grad_input(const Call& call, ScalarType* t) {
+  auto complex_leaf = [&](const Tensor& x) {
+    if (!x || !x->requires_grad() || !is_complex(x->dtype())) return false;
+    *t = x->dtype();
+    return true;
+  };
+  for (const Value& v : call.args) {
+    if (v.tag == Value::Tag::Tensor && complex_leaf(v.tensor)) return true;
+    if (v.tag == Value::Tag::TensorList || v.tag == Value::Tag::OptTensorList)
+      for (const Tensor& x : v.tensors)
+        if (complex_leaf(x)) return true;
+  }
+  return false;
+}
+
+// A formula not written for complex tensors meets one (formula.h's complex_ready).
+[[noreturn]] void refuse_complex(const Call& call, ScalarType t) {
+  TN_FAIL(NotImplemented, pretty_name(*call.op), ": its derivative for complex tensors is not "
+          "implemented by torchnative (a ", name(t), " tensor takes part in a call that "
+          "records autograd history)");
+}
 
 bool writes(const Call& call, size_t i) {
   const auto& args = call.schema->arguments;
@@ -242,14 +269,15 @@ Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key,
     for (size_t i = 0; i < call.args.size(); ++i)
       each_input(call, static_cast<int>(i), [&](const Tensor& t) {
         if (t && t->requires_grad()) node->next.push_back(gradient_edge(t));
-        else if (every_input && t && is_floating(t->dtype())) node->next.push_back(Edge{});
+        else if (every_input && t && is_differentiable_type(t->dtype()))
+          node->next.push_back(Edge{});
       });
     return node;
   }
   auto node = make<FormulaNode>(f);
   for (int p : f->inputs)
     each_input(call, p, [&](const Tensor& t) {
-      bool differentiable = t && t->requires_grad() && is_floating(t->dtype());
+      bool differentiable = t && t->requires_grad() && is_differentiable_type(t->dtype());
       node->next.push_back(differentiable ? gradient_edge(t) : Edge{});
       node->metas.push_back(arg_meta(t));
     });
@@ -277,7 +305,7 @@ Ptr<Node> prepare(const Call& call, const Formula* f, const std::string& op_key,
 }
 
 void set_history(Tensor& t, const Ptr<Node>& node, int output_nr) {
-  if (!t || !is_floating(t->dtype())) return;
+  if (!t || !is_differentiable_type(t->dtype())) return;
   t->set_requires_grad(true);
   AutogradMeta& m = t->ensure_autograd_meta();
   m.is_leaf = false;
@@ -341,7 +369,7 @@ void foreach_kernel(Call& call, const ForeachDerivative& d) {
     for (Value& v : call.results) {
       if (v.tag != Value::Tag::TensorList) continue;
       for (Tensor& t : v.tensors) {
-        if (t && is_floating(t->dtype())) {
+        if (t && is_differentiable_type(t->dtype())) {
           set_history(t, node, output_nr);
           foreach_keep_result(*node, t, output_nr);
         }
@@ -353,7 +381,7 @@ void foreach_kernel(Call& call, const ForeachDerivative& d) {
   std::vector<Tensor>& selfs = call.args[0].tensors;
   for (size_t i = 0; i < selfs.size() && i < element_nodes.size(); ++i) {
     Tensor& t = selfs[i];
-    if (!element_nodes[i] || !t || !is_floating(t->dtype())) continue;
+    if (!element_nodes[i] || !t || !is_differentiable_type(t->dtype())) continue;
     set_history(t, element_nodes[i], 0);
     foreach_keep_result(*element_nodes[i], t, 0);
     if (t->view_base()) rebase_view_history(t, element_nodes[i]);
@@ -372,7 +400,12 @@ void autograd_kernel(Call& call) {
     check_writes(call);
     check_no_requires_grad(call, formula_of(call.op_index));
     for (size_t i = 0; i < call.args.size(); ++i) in_place = in_place || writes(call, i);
-    node = prepare(call, formula_of(call.op_index), pretty_name(*call.op), in_place);
+    const Formula* f = formula_of(call.op_index);
+    if (f && !f->complex_ready) {
+      ScalarType t;
+      if (complex_grad_input(call, &t)) refuse_complex(call, t);
+    }
+    node = prepare(call, f, pretty_name(*call.op), in_place);
   }
   // Forward AD (forward_ad.h): the one check a call pays while no dual level is live.
   DualCallPtr dual = dual_level_live() ? forward_prepare(call) : nullptr;
@@ -383,15 +416,13 @@ void autograd_kernel(Call& call) {
   }
   if (dual) forward_record(call, *dual);
   if (!record) return;
-  // Complex derivatives (upstream's Wirtinger calculus) are not written yet: a recorded call
-  // that makes a complex tensor refuses rather than record real-valued formulas for it.
-  for (const Value& v : call.results)
-    TN_CHECK_KIND(v.tag != Value::Tag::Tensor || !v.tensor || !is_complex(v.tensor->dtype()),
-                  NotImplemented, pretty_name(*call.op), ": autograd through complex tensors is "
-                  "not implemented by torchnative (the inputs require grad and the result is ",
-                  name(v.tensor->dtype()), ")");
   int output_nr = 0;
   auto* fnode = dynamic_cast<FormulaNode*>(node.get());
+  if (fnode && !fnode->formula()->complex_ready) {
+    for (const Value& v : call.results)
+      if (v.tag == Value::Tag::Tensor && v.tensor && is_complex(v.tensor->dtype()))
+        refuse_complex(call, v.tensor->dtype());
+  }
   for (Value& v : call.results) {
     if (v.tag == Value::Tag::Tensor) {
       bool nondiff = fnode && output_nr < 32 &&
@@ -413,7 +444,9 @@ void autograd_kernel(Call& call) {
   // An in-place write into a view: the base's history goes through the op (CopySlices).
   if (in_place && !call.results.empty() && call.results[0].tag == Value::Tag::Tensor) {
     const Tensor& view = call.results[0].tensor;
-    if (!view || !view->view_base() || !is_floating(view->dtype())) return;
+    if (!view || !view->view_base() ||
+        !is_differentiable_type(view->dtype()))
+      return;
     bool self_first = !fnode || (!fnode->formula()->inputs.empty() &&
                                  fnode->formula()->inputs[0] == 0);
     if (!self_first)
@@ -446,10 +479,20 @@ FormulaRegistrar::FormulaRegistrar(const char* op_key, Formula f) {
   pending_formulas().emplace(op_key, std::move(f));
 }
 
+ComplexReadyRegistrar::ComplexReadyRegistrar(std::initializer_list<const char*> op_keys) {
+  for (const char* k : op_keys) pending_complex_ready().push_back(k);
+}
+
 const Formula* formula_of(int op_index) {
   static const std::vector<const Formula*> table = [] {
     const auto& ops = all_ops();
     std::vector<const Formula*> t(ops.size(), nullptr);
+    for (const char* key : pending_complex_ready()) {
+      auto it = pending_formulas().find(key);
+      TN_CHECK_KIND(it != pending_formulas().end(), Internal,
+                    "TN_COMPLEX_READY names an op without a formula: ", key);
+      it->second.complex_ready = true;
+    }
     for (const auto& [key, f] : pending_formulas()) {
       int i = find_op_key(key);
       TN_CHECK_KIND(i >= 0, Internal, "a derivative names an unknown op: ", key);

@@ -26,7 +26,7 @@ void accumulate(Tensor& slot, Tensor g) {
 // Anomaly mode's check_nan, in upstream's words.
 void check_no_nan(const Node& n, const Grads& out) {
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!out[i] || !is_floating(out[i]->dtype())) continue;
+    if (!out[i] || !is_differentiable_type(out[i]->dtype())) continue;
     Tensor nan = call_tensor("aten::isnan", {Value::of(out[i])});
     Tensor any = call_tensor("aten::any", {Value::of(nan)});
     std::vector<Value> r = call("aten::_local_scalar_dense", {Value::of(any)});
@@ -52,6 +52,10 @@ Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& m) {
               dims_str(m.sizes));
     g = sum_to(g, m.sizes);
   }
+  // A real input's gradient is the real part of a complex one (upstream's formulas say
+  // handle_r_to_c each; here it is one step for all of them, before the cast).
+  if (is_complex(g->dtype()) && !is_complex(m.dtype))
+    g = call_tensor("aten::real", {Value::of(g)});
   if (g->dtype() != m.dtype)
     g = call_tensor("aten::_to_copy", {Value::of(g), Value::of_dtype(m.dtype)});
   if (g->device() != m.device)

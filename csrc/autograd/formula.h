@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "autograd/node.h"
@@ -64,6 +65,10 @@ struct Formula {
   // Tensor arguments (schema positions) with no formula that upstream refuses, under grad
   // mode, to see requiring grad (its check_no_requires_grad: native_batch_norm's running_mean).
   std::vector<int> no_requires_grad = {};
+  // Written for complex tensors too (set by TN_COMPLEX_READY, never in the braces above): a
+  // recorded call of an op whose formula lacks it refuses by name when a complex tensor
+  // requires grad or comes out, rather than run real-valued formulas on complex values.
+  bool complex_ready = false;
 };
 
 // Registers op_key's formula (at static initialisation, from the derivatives/ files).
@@ -75,6 +80,17 @@ struct FormulaRegistrar {
 #define TN_REGISTER_DERIVATIVE(op, ...)                                              \
   static ::tn::autograd::FormulaRegistrar TN_DERIVATIVE_CONCAT(tn_derivative_, __LINE__)( \
       op, ::tn::autograd::Formula __VA_ARGS__)
+
+// Marks op keys' formulas as written for complex tensors as well, upstream's convention: the
+// gradient is the conjugate Wirtinger derivative, so a holomorphic f's is grad * conj(f'(z)), and
+// a real input that meets a complex gradient takes its real part (handle_r_to_c; the engine
+// does that one step for every formula, engine.cpp's validate).
+struct ComplexReadyRegistrar {
+  ComplexReadyRegistrar(std::initializer_list<const char*> op_keys);
+};
+#define TN_COMPLEX_READY(...)                                                              \
+  static ::tn::autograd::ComplexReadyRegistrar TN_DERIVATIVE_CONCAT(tn_complex_ready_,  \
+                                                                     __LINE__)({__VA_ARGS__})
 
 // op's formula, or null when we have none (recording then makes a node that refuses by name).
 const Formula* formula_of(int op_index);

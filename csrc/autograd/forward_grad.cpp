@@ -160,6 +160,12 @@ void set_fw_grad(const Tensor& t, const Tensor& tangent_in, int64_t level, bool 
   TN_CHECK((is_floating(tangent_in->dtype()) || info(tangent_in->dtype()).is_complex) &&
                (is_floating(t->dtype()) || info(t->dtype()).is_complex),
            "Expected both tensor and its forward grad to be floating point or complex");
+  // The forward formulas are written for real tensors (reverse mode's complex ones are in
+  // derivatives/; forward mode's conjugations are not).
+  TN_CHECK_KIND(!is_complex(tangent_in->dtype()) && !is_complex(t->dtype()), NotImplemented,
+                "forward-mode AD of complex tensors is not implemented by torchnative (a ",
+                name(is_complex(t->dtype()) ? t->dtype() : tangent_in->dtype()),
+                " tangent or primal)");
   check_level(level);
   ForwardGrad& h = ensure_holder(t);
   if (h.tangent()) {

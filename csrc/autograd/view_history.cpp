@@ -137,7 +137,7 @@ Ptr<Node> view_of_base(TensorImpl& view, const Ptr<TensorImpl>& base) {
 
 void rebase_view_history(const Tensor& view, const Ptr<Node>& fn) {
   const Ptr<TensorImpl>& base = view->view_base();
-  if (!base || !is_floating(base->dtype())) return;
+  if (!base || !is_differentiable_type(base->dtype())) return;
   auto cs = make<CopySlices>(*base, *view, fn);
   cs->next.push_back(gradient_edge(base));
   for (size_t i = 1; i < fn->next.size(); ++i) cs->next.push_back(fn->next[i]);

@@ -93,6 +93,8 @@ const char* cpp_type_name(ScalarType t);
 // The c10::ScalarType name upstream's messages print: "Float", "Long", "Float8_e4m3fn".
 const char* enum_name(ScalarType t);
 inline bool is_complex(ScalarType t) { return info(t).is_complex; }
+// What autograd differentiates (upstream's isDifferentiableType): floating and complex dtypes.
+inline bool is_differentiable_type(ScalarType t) { return is_floating(t) || is_complex(t); }
 // complex64 -> float32, complex128 -> float64, complex32 -> float16; others are their own.
 inline ScalarType to_real_type(ScalarType t) {
   switch (t) {

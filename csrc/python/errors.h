@@ -10,12 +10,6 @@
 
 namespace tn::py {
 
-// Complex tensors exist, but autograd through them (upstream's Wirtinger derivatives) is not
-// written yet: requires_grad on one is refused by name rather than recorded with real formulas.
-constexpr const char* kComplexGradRefusal =
-    "torchnative: complex tensors cannot require gradients yet (autograd of complex functions "
-    "is not implemented by torchnative)";
-
 // Thrown where a Python error is already set (a failed C-API call inside C++ code).
 struct PythonErrorSet : std::exception {
   const char* what() const noexcept override { return "a Python error is set"; }

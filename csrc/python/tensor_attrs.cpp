@@ -75,11 +75,7 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
                     "use var_no_grad = var.detach().");
     return -1;
   }
-  if (v && is_complex(T(self)->dtype())) {
-    PyErr_SetString(PyExc_NotImplementedError, kComplexGradRefusal);
-    return -1;
-  }
-  if (v && !is_floating(T(self)->dtype())) {
+  if (v && !is_floating(T(self)->dtype()) && !is_complex(T(self)->dtype())) {
     PyErr_SetString(PyExc_RuntimeError,
                     "only Tensors of floating point and complex dtype can require gradients");
     return -1;

@@ -342,11 +342,7 @@ PyObject* m_make_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
                                   d->storage_offset(), d->representation());
   alias->share_version(*d);
   alias->copy_math_bits(*d);
-  if (require_grad && is_complex(d->dtype())) {
-    PyErr_SetString(PyExc_NotImplementedError, kComplexGradRefusal);
-    return nullptr;
-  }
-  if (require_grad && !is_floating(d->dtype())) {
+  if (require_grad && !is_floating(d->dtype()) && !is_complex(d->dtype())) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Only Tensors of floating point and complex dtype can require gradients");
     return nullptr;

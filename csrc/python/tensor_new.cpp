@@ -414,8 +414,7 @@ Tensor make_tensor(PyObject* data, const Options& o, bool copy) {
 
 PyObject* finish(Tensor t, const Options& o) {
   if (o.requires_grad) {
-    TN_CHECK_KIND(!is_complex(t->dtype()), NotImplemented, kComplexGradRefusal);
-    TN_CHECK(is_floating(t->dtype()),
+    TN_CHECK(is_floating(t->dtype()) || is_complex(t->dtype()),
              "Only Tensors of floating point and complex dtype can require gradients");
     t->set_requires_grad(true);
   }

@@ -275,10 +275,7 @@ import json, torch
 x = torch.tensor([1 + 2j, 3j])
 out = {}
 for name, fn in {
-    "requires_grad_": lambda: x.clone().requires_grad_(),
-    "requires_grad=": lambda: torch.tensor([1j], requires_grad=True),
     "complex32 add": lambda: torch.ones(2, dtype=torch.half) * 1j + 1,
-    "grad through a complex result": lambda: (torch.ones(2, requires_grad=True) * 1j),
 }.items():
     try:
         fn()
@@ -293,9 +290,7 @@ def test_what_is_not_implemented_is_refused_by_name():
     ours = run_json(OURS, REFUSALS)
     for name, got in ours.items():
         assert got[0] == "NotImplementedError", (name, got)
-    assert "complex" in ours["requires_grad_"][1] and "autograd" in ours["requires_grad_"][1]
     assert "ComplexHalf" in ours["complex32 add"][1]
-    assert "autograd through complex tensors" in ours["grad through a complex result"][1]
 
 
 def test_computed_cases_within_upstreams_own_error():

@@ -131,7 +131,13 @@ std::vector<Value> element_args(const Call& call, size_t i, size_t count) {
 }
 
 bool differentiable(const Tensor& t) {
-  return t && t->requires_grad() && is_floating(t->dtype());
+  if (!t || !t->requires_grad()) return false;
+  // The per-element formulas are the real ones: a complex element is refused by name rather
+  // than left without history.
+  TN_CHECK_KIND(!is_complex(t->dtype()), NotImplemented, "the derivatives of the _foreach ops "
+                "for complex tensors are not implemented by torchnative (an element is ",
+                name(t->dtype()), ")");
+  return is_floating(t->dtype());
 }
 
 ArgMeta arg_meta(const Tensor& t) {

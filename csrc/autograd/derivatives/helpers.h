@@ -84,7 +84,16 @@ inline Tensor to_dtype(const Tensor& a, ScalarType dtype) {
   return call_tensor("aten::_to_copy", {V(a), Value::of_dtype(dtype)});
 }
 
-inline bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
+inline bool is_one(const Scalar& s) { return s.to_double() == 1.0 && s.imag() == 0.0; }
+
+// Complex formulas (formula.h's TN_COMPLEX_READY): upstream's .conj() on a formula's factor, the
+// conjugate view for a complex tensor and the tensor itself for a real one (no call).
+inline bool cx(const Tensor& a) { return is_complex(a->dtype()); }
+inline Tensor conj(const Tensor& a) { return cx(a) ? call_tensor("aten::conj", {V(a)}) : a; }
+inline Scalar conj(const Scalar& s) {
+  return s.is_complex() ? Scalar::from_complex(s.d, -s.im) : s;
+}
+inline Tensor real(const Tensor& a) { return cx(a) ? call_tensor("aten::real", {V(a)}) : a; }
 // Upstream's maybe_multiply: t itself when s is 1, else t * s.
 inline Tensor maybe_multiply(const Tensor& t, const Scalar& s) { return is_one(s) ? t : mul(t, s); }
 
@@ -104,20 +113,21 @@ inline Tensor softmax_backward_data(const Tensor& grad, const Tensor& y, int64_t
 }
 
 // The gradient of mm's first operand (upstream's mm_mat1_backward): computed column-major, as
-// the transpose of mat2 . grad^T, when the operand was column-major, else grad . mat2^T.
+// the transpose of conj(mat2) . grad^T, when the operand was column-major, else
+// grad . conj(mat2)^T; alpha conjugated.
 inline Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const ArgMeta& mat1,
                                const Scalar& alpha) {
   if (mat1.strides.size() == 2 && mat1.strides[0] == 1 && mat1.strides[1] == mat1.sizes[0])
-    return maybe_multiply(t(mm(mat2, t(grad))), alpha);
-  return maybe_multiply(mm(grad, t(mat2)), alpha);
+    return maybe_multiply(t(mm(conj(mat2), t(grad))), conj(alpha));
+  return maybe_multiply(mm(grad, t(conj(mat2))), conj(alpha));
 }
-// The second operand's (mm_mat2_backward): (grad^T . mat1)^T when it was column-major, else
-// mat1^T . grad.
+// The second operand's (mm_mat2_backward): (grad^T . conj(mat1))^T when it was column-major,
+// else conj(mat1)^T . grad.
 inline Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const ArgMeta& mat2,
                                const Scalar& alpha) {
   if (mat2.strides.size() == 2 && mat2.strides[0] == 1 && mat2.strides[1] == mat2.sizes[0])
-    return maybe_multiply(t(mm(t(grad), mat1)), alpha);
-  return maybe_multiply(mm(t(mat1), grad), alpha);
+    return maybe_multiply(t(mm(t(grad), conj(mat1))), conj(alpha));
+  return maybe_multiply(mm(t(conj(mat1)), grad), conj(alpha));
 }
 
 }  // namespace tn::autograd::d

@@ -47,6 +47,8 @@ Grads overwritten_by_tensor_backward(const Saved& s, const Grads& g) {
 
 }  // namespace
 
+// copy_, fill_ and zero_ hold for complex tensors as written (formula.h's TN_COMPLEX_READY).
+TN_COMPLEX_READY("aten::copy_", "aten::fill_.Scalar", "aten::fill_.Tensor", "aten::zero_");
 TN_REGISTER_DERIVATIVE("aten::copy_",
                        {"torch::autograd::CopyBackwards", {0, 1}, {}, 0, copy_backward});
 TN_REGISTER_DERIVATIVE("aten::fill_.Scalar", {"FillBackward2", {0}, {}, 0, overwritten_backward});

@@ -11,54 +11,67 @@ namespace {
 
 using namespace d;
 
-// add(self, other, alpha): self: grad; other: grad * alpha.
+// These formulas hold for complex tensors too (TN_COMPLEX_READY below): each factor is
+// conjugated as upstream's are (d::conj is the tensor itself for a real one), and a real input's
+// complex gradient becomes its real part in the engine.
+// add(self, other, alpha): self: grad; other: grad * conj(alpha).
 Grads add_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? g[0] : Tensor(), s.need(1) ? maybe_multiply(g[0], s.scalar(2)) : Tensor()};
+  return {s.need(0) ? g[0] : Tensor(),
+          s.need(1) ? maybe_multiply(g[0], conj(s.scalar(2))) : Tensor()};
 }
-// sub(self, other, alpha): self: grad; other: -grad * alpha.
+// sub(self, other, alpha): self: grad; other: -grad * conj(alpha).
 Grads sub_backward(const Saved& s, const Grads& g) {
   return {s.need(0) ? g[0] : Tensor(),
-          s.need(1) ? maybe_multiply(neg(g[0]), s.scalar(2)) : Tensor()};
+          s.need(1) ? maybe_multiply(neg(g[0]), conj(s.scalar(2))) : Tensor()};
 }
 Grads identity_backward(const Saved&, const Grads& g) { return {g[0]}; }
-// rsub(self, other, alpha) = other - alpha * self: self: -grad * alpha.
+// rsub(self, other, alpha) = other - alpha * self: self: -grad * conj(alpha).
 Grads rsub_scalar_backward(const Saved& s, const Grads& g) {
-  return {maybe_multiply(neg(g[0]), s.scalar(2))};
+  return {maybe_multiply(neg(g[0]), conj(s.scalar(2)))};
 }
-// mul(self, other): self: grad * other; other: grad * self.
+// mul(self, other): self: grad * conj(other); other: grad * conj(self).
 Grads mul_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? mul(g[0], s.tensor(1)) : Tensor(),
-          s.need(1) ? mul(g[0], s.tensor(0)) : Tensor()};
+  return {s.need(0) ? mul(g[0], conj(s.tensor(1))) : Tensor(),
+          s.need(1) ? mul(g[0], conj(s.tensor(0))) : Tensor()};
 }
-Grads mul_scalar_backward(const Saved& s, const Grads& g) { return {mul(g[0], s.scalar(1))}; }
-// div(self, other): self: grad / other; other: -grad * ((self / other) / other).
+Grads mul_scalar_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], conj(s.scalar(1)))};
+}
+// div(self, other): self: grad / conj(other); other: -grad * conj((self / other) / other).
 Grads div_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
   const Tensor& other = s.tensor(1);
-  return {s.need(0) ? div(g[0], other) : Tensor(),
-          s.need(1) ? mul(neg(g[0]), div(div(self, other), other)) : Tensor()};
+  return {s.need(0) ? div(g[0], conj(other)) : Tensor(),
+          s.need(1) ? mul(neg(g[0]), conj(div(div(self, other), other))) : Tensor()};
 }
-Grads div_scalar_backward(const Saved& s, const Grads& g) { return {div(g[0], s.scalar(1))}; }
+Grads div_scalar_backward(const Saved& s, const Grads& g) {
+  return {div(g[0], conj(s.scalar(1)))};
+}
 Grads neg_backward(const Saved&, const Grads& g) { return {neg(g[0])}; }
-// exp: grad * result.
-Grads exp_backward(const Saved& s, const Grads& g) { return {mul(g[0], s.result(0))}; }
-// log: grad / self.
-Grads log_backward(const Saved& s, const Grads& g) { return {div(g[0], s.tensor(0))}; }
-// sqrt: grad / (2 * result).
+// exp: grad * conj(result).
+Grads exp_backward(const Saved& s, const Grads& g) { return {mul(g[0], conj(s.result(0)))}; }
+// log: grad / conj(self).
+Grads log_backward(const Saved& s, const Grads& g) { return {div(g[0], conj(s.tensor(0)))}; }
+// sqrt: grad / (2 * conj(result)).
 Grads sqrt_backward(const Saved& s, const Grads& g) {
-  return {div(g[0], mul(s.result(0), Scalar::from_int(2)))};
+  return {div(g[0], mul(conj(s.result(0)), Scalar::from_int(2)))};
 }
-// rsqrt: -0.5 * grad * result^3.
+// rsqrt: -0.5 * grad * conj(result^3).
 Grads rsqrt_backward(const Saved& s, const Grads& g) {
-  return {mul(mul(g[0], Scalar::from_double(-0.5)), pow(s.result(0), Scalar::from_int(3)))};
+  return {mul(mul(g[0], Scalar::from_double(-0.5)), conj(pow(s.result(0), Scalar::from_int(3))))};
 }
-// tanh: upstream's tanh_backward(grad, result) (elementwise_backward.cpp).
+// tanh: upstream's tanh_backward(grad, result) (elementwise_backward.cpp), whose complex form is
+// grad * conj(1 - result^2).
 Grads tanh_backward(const Saved& s, const Grads& g) {
-  return {call_tensor("aten::tanh_backward", {V(g[0]), V(s.result(0))})};
+  const Tensor& y = s.result(0);
+  if (cx(y)) return {mul(g[0], conj(rsub(mul(y, y), Scalar::from_int(1))))};
+  return {call_tensor("aten::tanh_backward", {V(g[0]), V(y)})};
 }
-// sigmoid: upstream's sigmoid_backward(grad, result).
+// sigmoid: upstream's sigmoid_backward(grad, result); complex: grad * conj(result (1 - result)).
 Grads sigmoid_backward(const Saved& s, const Grads& g) {
-  return {call_tensor("aten::sigmoid_backward", {V(g[0]), V(s.result(0))})};
+  const Tensor& y = s.result(0);
+  if (cx(y)) return {mul(g[0], conj(mul(y, rsub(y, Scalar::from_int(1)))))};
+  return {call_tensor("aten::sigmoid_backward", {V(g[0]), V(y)})};
 }
 // The backward kernels' own derivatives (double backward), as derivatives.yaml gives them:
 // tanh_backward(go, y): go: tanh_backward(grad, y); y: grad * (-2 y go).
@@ -171,17 +184,27 @@ Grads relu_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::threshold_backward",
                       {V(g[0]), V(s.result(0)), S(Scalar::from_int(0))})};
 }
-// pow(self, exponent): zeros when exponent is 0, else grad * (exponent * self^(exponent - 1)).
+// pow(self, exponent): zeros when exponent is 0, else
+// grad * conj(exponent * self^(exponent - 1)).
 Grads pow_scalar_backward(const Saved& s, const Grads& g) {
   Scalar e = s.scalar(1);
   const Tensor& self = s.tensor(0);
-  if (e.to_double() == 0.0) return {d::zeros(self->sizes(), self->dtype(), self->device())};
+  if (e.to_double() == 0.0 && e.imag() == 0.0)
+    return {d::zeros(self->sizes(), self->dtype(), self->device())};
+  if (e.is_complex() || cx(self)) {
+    Scalar em1 = Scalar::from_complex(e.to_double() - 1, e.imag());
+    if (!e.is_complex()) em1 = Scalar::from_double(e.to_double() - 1);
+    return {mul(g[0], conj(mul(pow(self, em1), e)))};
+  }
   double x = e.to_double();
   return {mul(g[0], mul(pow(self, Scalar::from_double(x - 1)), Scalar::from_double(x)))};
 }
-// _to_copy: the gradient back in self's dtype (the engine casts it: validate_outputs).
+// _to_copy: the gradient back in self's dtype (the engine casts it: validate_outputs); a real
+// self takes a complex gradient's real part (upstream's _to_copy_backward, without the warning
+// that casting complex to real gives).
 Grads to_copy_backward(const Saved& s, const Grads& g) {
-  return {to_dtype(g[0], s.meta(0).dtype)};
+  ScalarType self = s.meta(0).dtype;
+  return {to_dtype(is_complex(self) ? g[0] : real(g[0]), self)};
 }
 
 Tensor unary(const char* op, const Tensor& a) { return call_tensor(op, {V(a)}); }
@@ -343,5 +366,10 @@ TN_REGISTER_DERIVATIVE("aten::lerp.Tensor",
                        {"LerpBackward1", {0, 1, 2}, {{2}, {0, 2}, {1, 2}}, 0,
                         lerp_tensor_backward});
 TN_REGISTER_DERIVATIVE("aten::_to_copy", {"ToCopyBackward0", {0}, {}, false, to_copy_backward});
+TN_COMPLEX_READY("aten::add.Tensor", "aten::add.Scalar", "aten::sub.Tensor", "aten::sub.Scalar",
+                 "aten::rsub.Scalar", "aten::mul.Tensor", "aten::mul.Scalar", "aten::div.Tensor",
+                 "aten::div.Scalar", "aten::neg", "aten::exp", "aten::log", "aten::sqrt",
+                 "aten::rsqrt", "aten::tanh", "aten::sigmoid", "aten::pow.Tensor_Scalar",
+                 "aten::clone", "aten::_to_copy");
 
 }  // namespace tn::autograd

@@ -30,12 +30,12 @@ Grads atan_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
   return {div(g[0], plus_one(mul(self, self)))};
 }
-// sinh: grad * self.cosh(); cosh: grad * self.sinh().
+// sinh: grad * conj(self.cosh()); cosh: grad * conj(self.sinh()) (complex too).
 Grads sinh_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], op1("aten::cosh", s.tensor(0)))};
+  return {mul(g[0], conj(op1("aten::cosh", s.tensor(0))))};
 }
 Grads cosh_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], op1("aten::sinh", s.tensor(0)))};
+  return {mul(g[0], conj(op1("aten::sinh", s.tensor(0))))};
 }
 // erfc: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad (the constant in double, as upstream's
 // C++ computes it).
@@ -74,6 +74,7 @@ TN_REGISTER_DERIVATIVE("aten::asin", {"AsinBackward0", {0}, {{0}}, 0, asin_backw
 TN_REGISTER_DERIVATIVE("aten::atan", {"AtanBackward0", {0}, {{0}}, 0, atan_backward});
 TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backward});
 TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
+TN_COMPLEX_READY("aten::sinh", "aten::cosh");
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
 TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::digamma",

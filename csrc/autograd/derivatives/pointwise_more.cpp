@@ -4,6 +4,7 @@
 // again with door ops. The engine reduces broadcast gradients (sum_to) and casts each to its
 // input's dtype, as pointwise.cpp's header says.
 #include <cmath>
+#include <complex>
 
 #include "autograd/derivatives/helpers.h"
 
@@ -36,20 +37,22 @@ Tensor compare(const char* tensor_op, const char* scalar_op, const Tensor& a, co
   return b.tag == Value::Tag::Tensor ? op2(tensor_op, a, b.tensor) : cmp(scalar_op, a, b);
 }
 
-// abs: grad * self.sgn() (sign, for real dtypes).
+// The formulas marked TN_COMPLEX_READY below conjugate their factors as upstream's do (d::conj
+// leaves a real tensor itself).
+// abs: grad * self.sgn() (sign, for real dtypes; a complex self's gradient is complex).
 Grads abs_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], op1("aten::sign", s.tensor(0)))};
+  return {mul(g[0], op1(cx(s.tensor(0)) ? "aten::sgn" : "aten::sign", s.tensor(0)))};
 }
-// sin: grad * self.cos(); cos: grad * -self.sin().
+// sin: grad * conj(self.cos()); cos: grad * -conj(self.sin()).
 Grads sin_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], op1("aten::cos", s.tensor(0)))};
+  return {mul(g[0], conj(op1("aten::cos", s.tensor(0))))};
 }
 Grads cos_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], neg(op1("aten::sin", s.tensor(0))))};
+  return {mul(g[0], neg(conj(op1("aten::sin", s.tensor(0)))))};
 }
-// tan: grad * (1 + result^2).
+// tan: grad * conj(1 + result^2).
 Grads tan_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], add_scalar(pow(s.result(0), Scalar::from_int(2)), 1.0))};
+  return {mul(g[0], conj(add_scalar(pow(s.result(0), Scalar::from_int(2)), 1.0)))};
 }
 // erf: 2 / sqrt(pi) * exp(-(self^2)) * grad.
 Grads erf_backward(const Saved& s, const Grads& g) {
@@ -63,26 +66,46 @@ Grads exp2_backward(const Saved& s, const Grads& g) {
 Grads expm1_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], add_scalar(s.result(0), 1.0))};
 }
-// log10: grad / (self * ln 10); log2: grad / (self * ln 2); log1p: grad / (self + 1).
+// log10: grad / (conj(self) * ln 10); log2: grad / (conj(self) * ln 2); log1p: grad / (self + 1).
 Grads log10_backward(const Saved& s, const Grads& g) {
-  return {div(g[0], mul(s.tensor(0), Scalar::from_double(2.3025850929940456)))};
+  return {div(g[0], mul(conj(s.tensor(0)), Scalar::from_double(2.3025850929940456)))};
 }
 Grads log2_backward(const Saved& s, const Grads& g) {
-  return {div(g[0], mul(s.tensor(0), Scalar::from_double(0.6931471805599453)))};
+  return {div(g[0], mul(conj(s.tensor(0)), Scalar::from_double(0.6931471805599453)))};
 }
 Grads log1p_backward(const Saved& s, const Grads& g) {
   return {div(g[0], add_scalar(s.tensor(0), 1.0))};
 }
-// reciprocal: -grad * (result * result).
+// reciprocal: -grad * conj(result * result).
 Grads reciprocal_backward(const Saved& s, const Grads& g) {
-  return {mul(neg(g[0]), mul(s.result(0), s.result(0)))};
+  return {mul(neg(g[0]), conj(mul(s.result(0), s.result(0))))};
 }
 // sign, ceil, floor, round, trunc: zeros_like(grad) (piecewise constant); bernoulli and
 // bernoulli_.float too (bernoulli.p has none upstream: it records upstream's NotImplemented).
 Grads zero_backward(const Saved&, const Grads& g) { return {zeros_like(g[0])}; }
-// The ops of complex numbers, on real tensors (a complex one never requires grad here:
-// autograd_layer.cpp refuses complex results): angle and sgn are piecewise constant,
-// conj_physical is the identity, _neg_view's gradient is -grad.
+// The ops of complex numbers. On real tensors angle and sgn are piecewise constant (zeros) and
+// conj_physical is the identity. On complex ones (upstream's angle_backward, sgn_backward):
+//   angle: where(self == 0, 0, grad * self / |self|^2 * 1j);
+//   sgn:   where(|self| == 0, 0, (grad - result * real(grad * conj(result))) / |self|);
+//   _conj_physical: conj_physical(grad). _neg_view's gradient is -grad.
+Grads angle_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  if (!cx(self)) return {zeros_like(g[0])};
+  Tensor abs = op1("aten::abs", self);
+  Tensor v = mul(div(mul(g[0], self), mul(abs, abs)), Scalar::from_complex(0.0, 1.0));
+  return {grad_where_not(cmp("aten::eq.Scalar", abs, S(Scalar::from_int(0))), v)};
+}
+Grads sgn_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  if (!cx(self)) return {zeros_like(g[0])};
+  const Tensor& y = s.result(0);
+  Tensor abs = op1("aten::abs", self);
+  Tensor v = div(sub(g[0], mul(y, real(mul(g[0], conj(y))))), abs);
+  return {grad_where_not(cmp("aten::eq.Scalar", abs, S(Scalar::from_int(0))), v)};
+}
+Grads conj_physical_backward(const Saved&, const Grads& g) {
+  return {cx(g[0]) ? op1("aten::_conj_physical", g[0]) : g[0]};
+}
 Grads identity_backward(const Saved&, const Grads& g) { return {g[0]}; }
 Grads neg_view_backward(const Saved&, const Grads& g) { return {op1("aten::neg", g[0])}; }
 // nan_to_num: grad * isfinite(self).
@@ -189,29 +212,36 @@ Grads pow_tensor_backward(const Saved& s, const Grads& g) {
   Grads out{Tensor(), Tensor()};
   if (s.need(0)) {
     Tensor em1 = call_tensor("aten::sub.Scalar", {V(e), S(Scalar::from_int(1))});
-    Tensor d = mul(g[0], mul(e, op2("aten::pow.Tensor_Tensor", self, em1)));
+    Tensor d = mul(g[0], conj(mul(e, op2("aten::pow.Tensor_Tensor", self, em1))));
     out[0] = call_tensor("aten::where.self", {V(cmp("aten::eq.Scalar", e, S(Scalar::from_int(0)))),
                                                V(scalar_zero_like(g[0])), V(d)});
   }
   if (s.need(1)) {
     const Tensor& result = s.result(0);
     Tensor cond = logical_and(cmp("aten::eq.Scalar", self, S(Scalar::from_int(0))),
-                              cmp("aten::ge.Scalar", e, S(Scalar::from_int(0))));
+                              cmp("aten::ge.Scalar", real(e), S(Scalar::from_int(0))));
     Tensor lg = op1("aten::log", to_dtype(self, result->dtype()));
-    out[1] = mul(g[0], call_tensor("aten::where.self",
-                                   {V(cond), V(scalar_zero_like(g[0])), V(mul(result, lg))}));
+    out[1] = mul(g[0], call_tensor("aten::where.self", {V(cond), V(scalar_zero_like(g[0])),
+                                                        V(conj(mul(result, lg)))}));
   }
   return out;
 }
 // pow.Scalar(self scalar, exponent): grad * result * log(self); where self is 0, 0 where
 // exponent >= 0.
 Grads pow_scalar_base_backward(const Saved& s, const Grads& g) {
-  double base = s.scalar(0).to_double();
+  const Scalar b = s.scalar(0);
   const Tensor& result = s.result(0);
-  Tensor d = mul(result, Scalar::from_double(std::log(base)));
-  if (base == 0.0)
+  double base = b.to_double();
+  Tensor d;
+  if (b.is_complex() || cx(result)) {  // log of the base as a complex number, conjugated
+    std::complex<double> lb = std::log(std::complex<double>(base, b.imag()));
+    d = conj(mul(result, Scalar::from_complex(lb.real(), lb.imag())));
+  } else {
+    d = mul(result, Scalar::from_double(std::log(base)));
+  }
+  if (base == 0.0 && b.imag() == 0.0)
     d = call_tensor("aten::where.self",
-                    {V(cmp("aten::ge.Scalar", s.tensor(1), S(Scalar::from_int(0)))),
+                    {V(cmp("aten::ge.Scalar", real(s.tensor(1)), S(Scalar::from_int(0)))),
                      V(scalar_zero_like(g[0])), V(d)});
   return {mul(g[0], d)};
 }
@@ -236,7 +266,7 @@ Grads remainder_tensor_backward(const Saved& s, const Grads& g) {
 
 // rsub.Tensor(self, other, alpha) = other - alpha * self: self: -grad * alpha; other: grad.
 Grads rsub_tensor_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? maybe_multiply(neg(g[0]), s.scalar(2)) : Tensor(),
+  return {s.need(0) ? maybe_multiply(neg(g[0]), conj(s.scalar(2))) : Tensor(),
           s.need(1) ? g[0] : Tensor()};
 }
 // div with a rounding mode (upstream's div_tensor_self_backward / _other_backward): zeros when
@@ -271,10 +301,10 @@ TN_REGISTER_DERIVATIVE("aten::log1p", {"Log1PBackward0", {0}, {{0}}, 0, log1p_ba
 TN_REGISTER_DERIVATIVE("aten::reciprocal",
                        {"ReciprocalBackward0", {0}, {}, 1, reciprocal_backward});
 TN_REGISTER_DERIVATIVE("aten::sign", {"SignBackward0", {0}, {}, 0, zero_backward});
-TN_REGISTER_DERIVATIVE("aten::sgn", {"SgnBackward0", {0}, {}, 0, zero_backward});
-TN_REGISTER_DERIVATIVE("aten::angle", {"AngleBackward0", {0}, {}, 0, zero_backward});
+TN_REGISTER_DERIVATIVE("aten::sgn", {"SgnBackward0", {0}, {{0}}, 1, sgn_backward});
+TN_REGISTER_DERIVATIVE("aten::angle", {"AngleBackward0", {0}, {{0}}, 0, angle_backward});
 TN_REGISTER_DERIVATIVE("aten::_conj_physical",
-                       {"ConjPhysicalBackward0", {0}, {}, 0, identity_backward});
+                       {"ConjPhysicalBackward0", {0}, {}, 0, conj_physical_backward});
 TN_REGISTER_DERIVATIVE("aten::_neg_view", {"NegViewBackward0", {0}, {}, 0, neg_view_backward});
 TN_REGISTER_DERIVATIVE("aten::ceil", {"CeilBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::floor", {"FloorBackward0", {0}, {}, 0, zero_backward});
@@ -320,5 +350,9 @@ TN_REGISTER_DERIVATIVE("aten::div.Tensor_mode",
                        {"DivBackward2", {0, 1}, {{1}, {0, 1}}, 0, div_mode_backward});
 TN_REGISTER_DERIVATIVE("aten::div.Scalar_mode",
                        {"DivBackward3", {0}, {}, 0, div_scalar_mode_backward});
+TN_COMPLEX_READY("aten::abs", "aten::sin", "aten::cos", "aten::tan", "aten::log10", "aten::log2",
+                 "aten::reciprocal", "aten::sgn", "aten::angle", "aten::_conj_physical",
+                 "aten::_neg_view", "aten::where.self", "aten::pow.Tensor_Tensor",
+                 "aten::pow.Scalar", "aten::rsub.Tensor");
 
 }  // namespace tn::autograd

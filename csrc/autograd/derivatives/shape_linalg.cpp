@@ -66,25 +66,27 @@ Grads solve_triangular_backward(const Saved& s, const Grads& g) {
 
 Grads addmm_backward(const Saved& s, const Grads& g) {
   Scalar beta = s.scalar(3), alpha = s.scalar(4);
-  return {s.need(0) ? maybe_multiply(g[0], beta) : Tensor(),
+  return {s.need(0) ? maybe_multiply(g[0], conj(beta)) : Tensor(),
           s.need(1) ? mm_mat1_backward(g[0], s.tensor(2), s.meta(1), alpha) : Tensor(),
           s.need(2) ? mm_mat2_backward(g[0], s.tensor(1), s.meta(2), alpha) : Tensor()};
 }
-// bmm(self, mat2): self: grad . mat2^T; mat2: self^T . grad (over the batch).
+// The products' formulas conjugate the other operand (and beta, alpha), as upstream's do; for
+// real tensors d::conj is the tensor itself.
+// bmm(self, mat2): self: grad . conj(mat2)^T; mat2: conj(self)^T . grad (over the batch).
 Grads bmm_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? bmm(g[0], transpose(s.tensor(1), 1, 2)) : Tensor(),
-          s.need(1) ? bmm(transpose(s.tensor(0), 1, 2), g[0]) : Tensor()};
+  return {s.need(0) ? bmm(g[0], transpose(conj(s.tensor(1)), 1, 2)) : Tensor(),
+          s.need(1) ? bmm(transpose(conj(s.tensor(0)), 1, 2), g[0]) : Tensor()};
 }
 
-// mv(self, vec): self: the outer product grad vec^T; vec: self^T . grad.
+// mv(self, vec): self: the outer product grad conj(vec)^T; vec: conj(self)^T . grad.
 Grads mv_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? mul(unsqueeze(g[0], 1), unsqueeze(s.tensor(1), 0)) : Tensor(),
-          s.need(1) ? call_tensor("aten::mv", {V(t(s.tensor(0))), V(g[0])}) : Tensor()};
+  return {s.need(0) ? mul(unsqueeze(g[0], 1), unsqueeze(conj(s.tensor(1)), 0)) : Tensor(),
+          s.need(1) ? call_tensor("aten::mv", {V(t(conj(s.tensor(0)))), V(g[0])}) : Tensor()};
 }
-// dot(self, tensor): grad * tensor, grad * self.
+// dot(self, tensor): grad * conj(tensor), grad * conj(self).
 Grads dot_backward(const Saved& s, const Grads& g) {
-  return {s.need(0) ? mul(g[0], s.tensor(1)) : Tensor(),
-          s.need(1) ? mul(g[0], s.tensor(0)) : Tensor()};
+  return {s.need(0) ? mul(g[0], conj(s.tensor(1))) : Tensor(),
+          s.need(1) ? mul(g[0], conj(s.tensor(0))) : Tensor()};
 }
 
 Grads t_backward(const Saved&, const Grads& g) { return {t(g[0])}; }

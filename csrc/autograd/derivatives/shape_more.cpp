@@ -167,13 +167,15 @@ Grads split_with_sizes_backward(const Saved& s, const Grads& g) {
 // unsqueeze_to).
 Grads squeeze_backward(const Saved& s, const Grads& g) { return {reshape(g[0], s.meta(0).sizes)}; }
 
-// baddbmm(self, batch1, batch2, beta, alpha): self: grad * beta; batch1: grad . batch2^T *
-// alpha; batch2: batch1^T . grad * alpha.
+// baddbmm(self, batch1, batch2, beta, alpha): self: grad * conj(beta); batch1:
+// grad . conj(batch2)^T * conj(alpha); batch2: conj(batch1)^T . grad * conj(alpha).
 Grads baddbmm_backward(const Saved& s, const Grads& g) {
-  Scalar beta = s.scalar(3), alpha = s.scalar(4);
+  Scalar beta = conj(s.scalar(3)), alpha = conj(s.scalar(4));
   return {s.need(0) ? maybe_multiply(g[0], beta) : Tensor(),
-          s.need(1) ? maybe_multiply(bmm(g[0], transpose(s.tensor(2), 1, 2)), alpha) : Tensor(),
-          s.need(2) ? maybe_multiply(bmm(transpose(s.tensor(1), 1, 2), g[0]), alpha) : Tensor()};
+          s.need(1) ? maybe_multiply(bmm(g[0], transpose(conj(s.tensor(2)), 1, 2)), alpha)
+                    : Tensor(),
+          s.need(2) ? maybe_multiply(bmm(transpose(conj(s.tensor(1)), 1, 2), g[0]), alpha)
+                    : Tensor()};
 }
 // native_dropout(input, p, train) -> (output, mask): grad * mask * scale, scale 1 / (1 - p)
 // in training (0 for p == 1), 1 otherwise.

@@ -29,18 +29,20 @@ void check_mm_operands(const Tensor& a, const Tensor& b, const std::string& key)
   check_gemm_dtype(a, key);
 }
 
-// alpha or beta of addmm/baddbmm: complex values other than real ones are refused by name (the
-// products take real factors).
-double real_scalar(const Call& c, size_t i) {
+// alpha or beta of addmm/baddbmm: complex ones reach c/zgemm as they are; upstream refuses a
+// complex factor for a real product ("value cannot be converted to type float without
+// overflow").
+GemmScale scale_of(const Call& c, size_t i, ScalarType dtype) {
   Scalar s = c.scalar(i);
-  TN_CHECK_KIND(s.imag() == 0, NotImplemented, c.key(), ": a complex alpha or beta with a "
-                "non-zero imaginary part is not implemented by torchnative");
-  return s.to_double();
+  if (s.imag() == 0) return GemmScale(s.to_double());
+  TN_CHECK(is_complex(dtype), "value cannot be converted to type ", cpp_type_name(dtype),
+           " without overflow");
+  return GemmScale(s.to_double(), s.imag());
 }
 
 // out (m x n, contiguous, out's dtype = a's) = alpha*a·b + beta*out.
-void gemm_2d(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta,
-             const std::string& key) {
+void gemm_2d(const Tensor& a, const Tensor& b, const Tensor& out, GemmScale alpha,
+             GemmScale beta, const std::string& key) {
   dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!std::is_same_v<T, bool>) {
@@ -79,8 +81,8 @@ void addmm_rule(Call& c) {
 }
 void addmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
-  double beta = real_scalar(c, 3), alpha = real_scalar(c, 4);
-  if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
+  GemmScale beta = scale_of(c, 3, out->dtype()), alpha = scale_of(c, 4, out->dtype());
+  if (!beta.zero()) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
   gemm_2d(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::addmm", addmm_rule, addmm_cpu);
@@ -97,8 +99,8 @@ void check_bmm_operands(const Tensor& a, const Tensor& b, const std::string& key
 }
 
 // out (B x m x n, contiguous) = alpha*a[i]·b[i] + beta*out[i] for each batch i (any strides).
-void bmm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
-              double beta, const std::string& key) {
+void bmm_into(const Tensor& a, const Tensor& b, const Tensor& out, GemmScale alpha,
+              GemmScale beta, const std::string& key) {
   int64_t m = a->size(1), k = a->size(2), n = b->size(2);
   dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
@@ -189,9 +191,10 @@ void baddbmm_rule(Call& c) {
 }
 void baddbmm_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
-  double beta = real_scalar(c, 3), alpha = real_scalar(c, 4);
-  if (beta != 0) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
-  if (bmm_small_in_order(c.tensor(1), c.tensor(2), out, c.key(), true, alpha, beta)) return;
+  GemmScale beta = scale_of(c, 3, out->dtype()), alpha = scale_of(c, 4, out->dtype());
+  if (!beta.zero()) copy_cast(out, expand_view(c.tensor(0), out->sizes()), c.key());
+  if (bmm_small_in_order(c.tensor(1), c.tensor(2), out, c.key(), true, alpha.re, beta.re))
+    return;
   bmm_into(c.tensor(1), c.tensor(2), out, alpha, beta, c.key());
 }
 TN_REGISTER_STRUCTURED("aten::baddbmm", baddbmm_rule, baddbmm_cpu);

@@ -47,27 +47,28 @@ std::vector<U> pack(int64_t rows, int64_t cols, const T* p, int64_t s0, int64_t 
 }
 
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const float* a, int64_t lda,
-               CBLAS_TRANSPOSE tb, const float* b, int64_t ldb, float* c, double alpha,
-               double beta) {
-  blas().sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha), a, lda, b, ldb,
-              static_cast<float>(beta), c, n);
+               CBLAS_TRANSPOSE tb, const float* b, int64_t ldb, float* c, GemmScale alpha,
+               GemmScale beta) {
+  blas().sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha.re), a, lda, b, ldb,
+              static_cast<float>(beta.re), c, n);
 }
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const double* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const double* b, int64_t ldb, double* c,
-               double alpha, double beta) {
-  blas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
+               GemmScale alpha, GemmScale beta) {
+  blas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha.re, a, lda, b, ldb, beta.re, c, n);
 }
 
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cfloat* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const cfloat* b, int64_t ldb, cfloat* c,
-               double alpha, double beta) {
-  cfloat al(static_cast<float>(alpha)), be(static_cast<float>(beta));
+               GemmScale alpha, GemmScale beta) {
+  cfloat al(static_cast<float>(alpha.re), static_cast<float>(alpha.im));
+  cfloat be(static_cast<float>(beta.re), static_cast<float>(beta.im));
   blas().cgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
 }
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cdouble* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const cdouble* b, int64_t ldb, cdouble* c,
-               double alpha, double beta) {
-  cdouble al(alpha), be(beta);
+               GemmScale alpha, GemmScale beta) {
+  cdouble al(alpha.re, alpha.im), be(beta.re, beta.im);
   blas().zgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
 }
 
@@ -75,7 +76,7 @@ void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cdoubl
 // otherwise.
 template <typename T>
 void blas_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t as0, int64_t as1,
-               const T* b, int64_t bs0, int64_t bs1, T* c, double alpha, double beta) {
+               const T* b, int64_t bs0, int64_t bs1, T* c, GemmScale alpha, GemmScale beta) {
   CBLAS_TRANSPOSE ta, tb;
   int64_t lda, ldb;
   std::vector<T> pa, pb;
@@ -93,7 +94,8 @@ void blas_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t as0, int64_t
 }  // namespace
 
 template <typename T>
-void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alpha, double beta) {
+void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale alpha_,
+          GemmScale beta_) {
   TN_CHECK(m < (1LL << 31) && n < (1LL << 31) && k < (1LL << 31),
            "matmul: sizes beyond 2^31 are not supported by torchnative's BLAS path");
   if (m == 0 || n == 0) return;
@@ -101,37 +103,40 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alph
   const T* pb = static_cast<const T*>(b.p);
   if constexpr (is_complex_v<T>) {
     if (k == 0) {
-      for (int64_t i = 0; i < m * n; ++i)
-        c[i] = beta == 0 ? T(0) : T(c[i].real() * beta, c[i].imag() * beta);
+      using R = typename T::value_type;
+      T be(static_cast<R>(beta_.re), static_cast<R>(beta_.im));
+      for (int64_t i = 0; i < m * n; ++i) c[i] = beta_.zero() ? T(0) : c[i] * be;
       return;
     }
-    blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha, beta);
-    return;
-  } else if (k == 0) {  // no products: C = beta*C (BLAS may not touch C at all)
-    for (int64_t i = 0; i < m * n; ++i)
-      c[i] = beta == 0 ? T(0) : T(static_cast<acc_t<T>>(static_cast<acc_t<T>>(c[i]) * beta));
-    return;
-  }
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha, beta);
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    std::vector<float> fa = pack<float>(m, k, pa, a.s0, a.s1);
-    std::vector<float> fb = pack<float>(k, n, pb, b.s0, b.s1);
-    std::vector<float> fc(static_cast<size_t>(m * n), 0.f);
-    if (beta != 0)
-      for (int64_t i = 0; i < m * n; ++i) fc[i] = static_cast<float>(c[i]);
-    blas_call(m, n, k, CblasNoTrans, fa.data(), k, CblasNoTrans, fb.data(), n, fc.data(), alpha,
-              beta);
-    for (int64_t i = 0; i < m * n; ++i) c[i] = T(fc[i]);
-  } else if constexpr (!is_complex_v<T>) {
-    int64_t ial = static_cast<int64_t>(alpha), ibe = static_cast<int64_t>(beta);
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t s = 0;
-        for (int64_t q = 0; q < k; ++q)
-          s += static_cast<int64_t>(pa[i * a.s0 + q * a.s1]) * pb[q * b.s0 + j * b.s1];
-        int64_t old = ibe == 0 ? 0 : ibe * static_cast<int64_t>(c[i * n + j]);
-        c[i * n + j] = static_cast<T>(old + ial * s);
+    blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha_, beta_);
+  } else {
+    const double alpha = alpha_.re, beta = beta_.re;
+    if (k == 0) {  // no products: C = beta*C (BLAS may not touch C at all)
+      for (int64_t i = 0; i < m * n; ++i)
+        c[i] = beta == 0 ? T(0) : T(static_cast<acc_t<T>>(static_cast<acc_t<T>>(c[i]) * beta));
+      return;
+    }
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      blas_gemm<T>(m, n, k, pa, a.s0, a.s1, pb, b.s0, b.s1, c, alpha, beta);
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      std::vector<float> fa = pack<float>(m, k, pa, a.s0, a.s1);
+      std::vector<float> fb = pack<float>(k, n, pb, b.s0, b.s1);
+      std::vector<float> fc(static_cast<size_t>(m * n), 0.f);
+      if (beta != 0)
+        for (int64_t i = 0; i < m * n; ++i) fc[i] = static_cast<float>(c[i]);
+      blas_call(m, n, k, CblasNoTrans, fa.data(), k, CblasNoTrans, fb.data(), n, fc.data(), alpha,
+                beta);
+      for (int64_t i = 0; i < m * n; ++i) c[i] = T(fc[i]);
+    } else if constexpr (!is_complex_v<T>) {
+      int64_t ial = static_cast<int64_t>(alpha), ibe = static_cast<int64_t>(beta);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t s = 0;
+          for (int64_t q = 0; q < k; ++q)
+            s += static_cast<int64_t>(pa[i * a.s0 + q * a.s1]) * pb[q * b.s0 + j * b.s1];
+          int64_t old = ibe == 0 ? 0 : ibe * static_cast<int64_t>(c[i * n + j]);
+          c[i * n + j] = static_cast<T>(old + ial * s);
+        }
       }
     }
   }
@@ -154,7 +159,7 @@ void batch_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, dou
 
 template <typename T>
 void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int64_t a_batch,
-                  MatRef b, int64_t b_batch, T* c, double alpha, double beta) {
+                  MatRef b, int64_t b_batch, T* c, GemmScale alpha, GemmScale beta) {
   auto one = [&](int64_t i) {
     gemm<T>(m, n, k, {static_cast<const T*>(a.p) + i * a_batch, a.s0, a.s1},
             {static_cast<const T*>(b.p) + i * b_batch, b.s0, b.s1}, c + i * m * n, alpha, beta);
@@ -177,8 +182,8 @@ void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int6
         pc[i] = c + i * m * n;
       }
       batch_call(ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-                 static_cast<T>(alpha), pa.data(), static_cast<int>(lda), pb.data(),
-                 static_cast<int>(ldb), static_cast<T>(beta), pc.data(),
+                 static_cast<T>(alpha.re), pa.data(), static_cast<int>(lda), pb.data(),
+                 static_cast<int>(ldb), static_cast<T>(beta.re), pc.data(),
                  static_cast<int>(batch));
       return;
     }
@@ -188,7 +193,7 @@ void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int6
 
 #define TN_GEMM_BATCHED(T)                                                                 \
   template void gemm_batched<T>(int64_t, int64_t, int64_t, int64_t, MatRef, int64_t, MatRef, \
-                                int64_t, T*, double, double);
+                                int64_t, T*, GemmScale, GemmScale);
 TN_GEMM_BATCHED(uint8_t)
 TN_GEMM_BATCHED(int8_t)
 TN_GEMM_BATCHED(int16_t)
@@ -202,16 +207,27 @@ TN_GEMM_BATCHED(cfloat)
 TN_GEMM_BATCHED(cdouble)
 #undef TN_GEMM_BATCHED
 
-template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, double, double);
-template void gemm<int8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int8_t*, double, double);
-template void gemm<int16_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int16_t*, double, double);
-template void gemm<int32_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int32_t*, double, double);
-template void gemm<int64_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int64_t*, double, double);
-template void gemm<Half>(int64_t, int64_t, int64_t, MatRef, MatRef, Half*, double, double);
-template void gemm<BFloat16>(int64_t, int64_t, int64_t, MatRef, MatRef, BFloat16*, double, double);
-template void gemm<float>(int64_t, int64_t, int64_t, MatRef, MatRef, float*, double, double);
-template void gemm<double>(int64_t, int64_t, int64_t, MatRef, MatRef, double*, double, double);
-template void gemm<cfloat>(int64_t, int64_t, int64_t, MatRef, MatRef, cfloat*, double, double);
-template void gemm<cdouble>(int64_t, int64_t, int64_t, MatRef, MatRef, cdouble*, double, double);
+template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, GemmScale,
+                            GemmScale);
+template void gemm<int8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int8_t*, GemmScale,
+                            GemmScale);
+template void gemm<int16_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int16_t*, GemmScale,
+                            GemmScale);
+template void gemm<int32_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int32_t*, GemmScale,
+                            GemmScale);
+template void gemm<int64_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int64_t*, GemmScale,
+                            GemmScale);
+template void gemm<Half>(int64_t, int64_t, int64_t, MatRef, MatRef, Half*, GemmScale,
+                            GemmScale);
+template void gemm<BFloat16>(int64_t, int64_t, int64_t, MatRef, MatRef, BFloat16*, GemmScale,
+                            GemmScale);
+template void gemm<float>(int64_t, int64_t, int64_t, MatRef, MatRef, float*, GemmScale,
+                            GemmScale);
+template void gemm<double>(int64_t, int64_t, int64_t, MatRef, MatRef, double*, GemmScale,
+                            GemmScale);
+template void gemm<cfloat>(int64_t, int64_t, int64_t, MatRef, MatRef, cfloat*, GemmScale,
+                            GemmScale);
+template void gemm<cdouble>(int64_t, int64_t, int64_t, MatRef, MatRef, cdouble*, GemmScale,
+                            GemmScale);
 
 }  // namespace tn

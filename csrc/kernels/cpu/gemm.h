@@ -12,10 +12,20 @@ struct MatRef {
   int64_t s0, s1;  // element strides of rows and columns
 };
 
+// alpha or beta: a real number, or for the complex dtypes a complex one (addmm's and baddbmm's
+// complex factors, which c/zgemm take as they are); a real dtype reads re only.
+struct GemmScale {
+  double re = 0, im = 0;
+  GemmScale(double r) : re(r) {}  // NOLINT: a real factor converts implicitly
+  GemmScale(double r, double i) : re(r), im(i) {}
+  bool zero() const { return re == 0 && im == 0; }
+};
+
 // A is m x k, B is k x n, C is m x n with leading dim n. beta == 0 ignores C's old contents
 // (NaN included), as BLAS and upstream do. T is one of our element types (not bool).
 template <typename T>
-void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alpha, double beta);
+void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale alpha,
+          GemmScale beta);
 
 // `batch` products C_i = alpha*A_i·B_i + beta*C_i, A_i at a.p + i * a_batch (elements), B_i
 // likewise, C_i at c + i * m * n. float and double whose matrices BLAS reads in place go to
@@ -23,6 +33,6 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, double alph
 // one product, other dtypes, packed layouts and OpenBLAS run gemm per product.
 template <typename T>
 void gemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k, MatRef a, int64_t a_batch,
-                  MatRef b, int64_t b_batch, T* c, double alpha, double beta);
+                  MatRef b, int64_t b_batch, T* c, GemmScale alpha, GemmScale beta);
 
 }  // namespace tn

@@ -56,10 +56,11 @@ void resolve_math_bit(Call& c) {
 }
 
 // Ops that handle the bits themselves: views (their result aliases an argument and carries its
-// bits), copy_ (applies them), empty_like (geometry only), and the bits' own ops.
+// bits), copy_ (applies them), empty_like (geometry only), clone (empty_like and copy_: its
+// result reads as self with no bit, which is what resolving is), and the bits' own ops.
 bool resolves_math_bits(int op) {
   const OpInfo& info = all_ops()[op];
-  static const char* const kAware[] = {"copy_", "empty_like", "_conj", "_neg_view",
+  static const char* const kAware[] = {"copy_", "empty_like", "clone", "_conj", "_neg_view",
                                        "resolve_conj", "resolve_neg", "_conj_copy",
                                        "_neg_view_copy"};
   for (const char* n : kAware)
@@ -117,20 +118,14 @@ void conj(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::conj", conj);
 
-// resolve_conj / resolve_neg(Tensor(a) self) -> Tensor(a): self when the bit is clear, else a
-// new tensor holding the values it reads as (copy_ applies the bit).
+// resolve_conj / resolve_neg(Tensor(a) self) -> Tensor(a): self when the bit is clear, else
+// self's clone, which reads the values through both bits (upstream's: resolving one bit drops
+// the other too, and autograd records CloneBackward0).
 template <bool Conj>
 void resolve(Call& c) {
   const Tensor& self = c.tensor(0);
   if (!(Conj ? self->is_conj() : self->is_neg())) return c.ret(self);
-  Tensor out = call_tensor("aten::empty_like", {c.arg(0), Value{}, Value{}, Value{}, Value{},
-                                                Value{}});
-  out->set_conj(false);
-  out->set_neg(false);
-  // The other bit stays on the result as it was on self.
-  if (Conj) out->set_neg(self->is_neg());
-  else out->set_conj(self->is_conj());
-  c.ret(call_tensor("aten::copy_", {Value::of(out), c.arg(0)}));
+  c.ret(call_tensor("aten::clone", {c.arg(0), Value{}}));
 }
 TN_REGISTER_COMPOSITE("aten::resolve_conj", resolve<true>);
 TN_REGISTER_COMPOSITE("aten::resolve_neg", resolve<false>);
