@@ -53,6 +53,8 @@ bool dtype_of_format(const char* fmt, Py_ssize_t itemsize, ScalarType* t) {
   else if (f == "b") *t = ScalarType::Char;
   else if (f == "B") *t = ScalarType::Byte;
   else if (f == "?") *t = ScalarType::Bool;
+  else if (f == "Zf") *t = ScalarType::ComplexFloat;
+  else if (f == "Zd") *t = ScalarType::ComplexDouble;
   else return false;
   return true;
 }
@@ -68,6 +70,8 @@ const char* format_of(ScalarType t) {
     case ScalarType::Char: return "b";
     case ScalarType::Byte: return "B";
     case ScalarType::Bool: return "?";
+    case ScalarType::ComplexFloat: return "Zf";
+    case ScalarType::ComplexDouble: return "Zd";
     default: return nullptr;
   }
 }
@@ -90,8 +94,8 @@ Tensor tensor_from_buffer(PyObject* obj, bool* ok) {
     PyBuffer_Release(view);
     delete view;
     TN_FAIL(Type, "can't convert np.ndarray of type with buffer format '", fmt,
-            "'. The only supported types are: float64, float32, float16, int64, int32, int16, "
-            "int8, uint8, and bool.");
+            "'. The only supported types are: float64, float32, float16, complex64, complex128, "
+            "int64, int32, int16, int8, uint8, and bool.");
   }
   Dims sizes(view->ndim), strides(view->ndim);
   for (int d = 0; d < view->ndim; ++d) {
@@ -667,6 +671,22 @@ PyObject* tensor_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
   if (!format_of(t->dtype()) || t->dim() > 64) {
     PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", enum_name(t->dtype()));
     return nullptr;
+  }
+  // The math bits: refused, or with force the values read through them (a resolved copy).
+  Tensor resolved;
+  if (t->is_conj() || t->is_neg()) {
+    if (!force) {
+      PyErr_SetString(PyExc_RuntimeError,
+                      t->is_conj() ? "Can't call numpy() on Tensor that has conjugate bit set. "
+                                     "Use tensor.resolve_conj().numpy() instead."
+                                   : "Can't call numpy() on Tensor that has negative bit set. "
+                                     "Use tensor.resolve_neg().numpy() instead.");
+      return nullptr;
+    }
+    TN_PY_TRY
+    resolved = call_tensor("aten::clone", {Value::of(Tensor(t)), Value{}});
+    TN_PY_CATCH(nullptr)
+    t = resolved.get();
   }
   PyObject* np = PyImport_ImportModule("numpy");
   if (!np) return nullptr;

@@ -46,6 +46,13 @@ d = x.to(torch.complex128)
 f = torch.tensor([1.5, -2.0, 0.0, 4.0])
 # creation and promotion
 case("tensor", lambda: torch.tensor([1 + 2j, 3 - 1j]))
+import numpy as np
+case("from_numpy c128", lambda: torch.from_numpy(np.array([1 + 2j, 3j])))
+case("tensor of numpy c64", lambda: torch.tensor(np.array([1 + 2j, -1j], np.complex64)))
+case("numpy", lambda: [str(x.numpy().dtype)] + [complex(v) for v in x.numpy()])
+case("numpy of conj", lambda: x.conj().numpy())
+case("numpy of neg view", lambda: torch._neg_view(x).numpy())
+case("numpy force conj", lambda: [complex(v) for v in x.conj().numpy(force=True)])
 case("tensor mixed", lambda: torch.tensor([1, 2.5j, True]))
 case("tensor dtype c128", lambda: torch.tensor([1, 2j], dtype=torch.complex128))
 case("tensor complex into float", lambda: torch.tensor([1 + 2j], dtype=torch.float32))

@@ -386,6 +386,11 @@ def main(argv: list[str]) -> int:
     counts = summary["overload_grades"]
     print("overloads by grade: " + ", ".join(f"{g} {counts.get(g, 0)}" for g in counts)
           + f"; cases by grade: {summary['case_grades']}; {summary['seconds']} s")
+    if summary.get("complex"):
+        cx = summary["complex"]
+        print("complex samples: overloads by grade: " + ", ".join(
+            f"{g} {n}" for g, n in cx["overload_grades"].items()) + f"; cases by grade: "
+            f"{cx['cases']}")
     if "backward" in summary:
         b = summary["backward"]
         print("backward: overloads by grade: " + ", ".join(

@@ -32,7 +32,7 @@ from torchnative.harness import codec  # noqa: E402
 from torchnative.harness.dispatch_log import dispatch_sequence  # noqa: E402
 from torchnative.harness.wrapped import resolve  # noqa: E402,F401 - draw_bwd imports it here
 
-DRAW_VERSION = 3  # bump when the recorded format or the drawing changes
+DRAW_VERSION = 4  # bump when the recorded format or the drawing changes
 # Samples whose tensors hold more than this are passed over (reference_inputs include tensors of
 # a million elements; a few thousand elements exercise a kernel as well and keep the draw small),
 # and at most CANDIDATES x max_samples samples are looked at per dtype.
@@ -140,11 +140,16 @@ def run_call(fn, state, args_tree, kwargs_tree, seed):
 
 
 def widened(state: dict) -> dict:
-    """The same inputs with every floating tensor in float64 (values exact, contiguous)."""
+    """The same inputs with every floating tensor in float64 and every complex one in complex128
+    (values exact, contiguous)."""
     tensors = codec.rebuild(state)
     enc = codec.Encoder()
     for t in tensors:
-        enc.tensor(t.to(torch.float64).contiguous() if t.is_floating_point() else t)
+        if t.is_complex():
+            t = t.to(torch.complex128).contiguous()
+        elif t.is_floating_point():
+            t = t.to(torch.float64).contiguous()
+        enc.tensor(t)
     return enc.state()
 
 
@@ -203,7 +208,7 @@ def draw_sample(key, op, paths, dtype, i, sample, full: bool):
     ref = {"dtype": dtype}
     ref["outcome"] = run_call(op.op, state, args_tree, kwargs_tree, seed)
     if full:
-        if dtype in codec.FLOATING and dtype != "float64":
+        if dtype in codec.FLOATING and dtype not in codec.WIDEST:
             ref["outcome64"] = run_call(op.op, widened(state), args_tree, kwargs_tree, seed)
     first_calls = traced(op.op, state, args_tree, kwargs_tree, seed)
     ref["reached"] = [c["overload"] for c in first_calls]
@@ -289,7 +294,8 @@ def mark_random(case: dict, fn) -> None:
     would draw other ones, so such a case is judged against upstream's result of the same call
     (report.context_for). Entries that wrap their call in the test suite's wrapper_set_seed
     re-seed inside, so this is asked of each case's own call, not of the entry's."""
-    if case["dtype"] not in ("float16", "bfloat16", "float32") or not case["upstream"]["ok"]:
+    if case["dtype"] not in ("float16", "bfloat16", "float32", "complex64") or \
+            not case["upstream"]["ok"]:
         return
     again = run_call(fn, case["state"], case["args"], case["kwargs"], case["seed"] + 1)
     case["random"] = again != case["upstream"]

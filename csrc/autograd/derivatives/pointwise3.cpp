@@ -17,18 +17,18 @@ Tensor plus_one(const Tensor& a) {
 // -self * self + 1
 Tensor one_minus_square(const Tensor& self) { return plus_one(mul(neg(self), self)); }
 
-// acos: grad * -((-self * self + 1).rsqrt()).
+// acos: grad * -conj((-self * self + 1).rsqrt()).
 Grads acos_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], neg(op1("aten::rsqrt", one_minus_square(s.tensor(0)))))};
+  return {mul(g[0], neg(conj(op1("aten::rsqrt", one_minus_square(s.tensor(0))))))};
 }
-// asin: grad * (-self * self + 1).rsqrt().
+// asin: grad * conj((-self * self + 1).rsqrt()).
 Grads asin_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], op1("aten::rsqrt", one_minus_square(s.tensor(0))))};
+  return {mul(g[0], conj(op1("aten::rsqrt", one_minus_square(s.tensor(0)))))};
 }
-// atan: grad / (self * self + 1).
+// atan: grad / conj(self * self + 1).
 Grads atan_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
-  return {div(g[0], plus_one(mul(self, self)))};
+  return {div(g[0], conj(plus_one(mul(self, self))))};
 }
 // sinh: grad * conj(self.cosh()); cosh: grad * conj(self.sinh()) (complex too).
 Grads sinh_backward(const Saved& s, const Grads& g) {
@@ -74,7 +74,7 @@ TN_REGISTER_DERIVATIVE("aten::asin", {"AsinBackward0", {0}, {{0}}, 0, asin_backw
 TN_REGISTER_DERIVATIVE("aten::atan", {"AtanBackward0", {0}, {{0}}, 0, atan_backward});
 TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backward});
 TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
-TN_COMPLEX_READY("aten::sinh", "aten::cosh");
+TN_COMPLEX_READY("aten::sinh", "aten::cosh", "aten::acos", "aten::asin", "aten::atan");
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
 TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::digamma",

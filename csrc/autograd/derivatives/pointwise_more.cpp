@@ -59,14 +59,15 @@ Grads erf_backward(const Saved& s, const Grads& g) {
   Tensor e = exp(neg(pow(s.tensor(0), Scalar::from_int(2))));
   return {mul(mul(e, Scalar::from_double(M_2_SQRTPI)), g[0])};
 }
-// exp2: grad * result * ln 2; expm1: grad * (result + 1).
+// exp2: grad * conj(result) * ln 2; expm1: grad * conj(result + 1).
 Grads exp2_backward(const Saved& s, const Grads& g) {
-  return {mul(mul(g[0], s.result(0)), Scalar::from_double(M_LN2))};
+  return {mul(mul(g[0], conj(s.result(0))), Scalar::from_double(M_LN2))};
 }
 Grads expm1_backward(const Saved& s, const Grads& g) {
-  return {mul(g[0], add_scalar(s.result(0), 1.0))};
+  return {mul(g[0], conj(add_scalar(s.result(0), 1.0)))};
 }
-// log10: grad / (conj(self) * ln 10); log2: grad / (conj(self) * ln 2); log1p: grad / (self + 1).
+// log10: grad / (conj(self) * ln 10); log2: grad / (conj(self) * ln 2); log1p:
+// grad / conj(self + 1).
 Grads log10_backward(const Saved& s, const Grads& g) {
   return {div(g[0], mul(conj(s.tensor(0)), Scalar::from_double(2.3025850929940456)))};
 }
@@ -74,7 +75,7 @@ Grads log2_backward(const Saved& s, const Grads& g) {
   return {div(g[0], mul(conj(s.tensor(0)), Scalar::from_double(0.6931471805599453)))};
 }
 Grads log1p_backward(const Saved& s, const Grads& g) {
-  return {div(g[0], add_scalar(s.tensor(0), 1.0))};
+  return {div(g[0], conj(add_scalar(s.tensor(0), 1.0)))};
 }
 // reciprocal: -grad * conj(result * result).
 Grads reciprocal_backward(const Saved& s, const Grads& g) {
@@ -350,7 +351,7 @@ TN_REGISTER_DERIVATIVE("aten::div.Tensor_mode",
                        {"DivBackward2", {0, 1}, {{1}, {0, 1}}, 0, div_mode_backward});
 TN_REGISTER_DERIVATIVE("aten::div.Scalar_mode",
                        {"DivBackward3", {0}, {}, 0, div_scalar_mode_backward});
-TN_COMPLEX_READY("aten::abs", "aten::sin", "aten::cos", "aten::tan", "aten::log10", "aten::log2",
+TN_COMPLEX_READY("aten::exp2", "aten::expm1", "aten::log1p", "aten::abs", "aten::sin", "aten::cos", "aten::tan", "aten::log10", "aten::log2",
                  "aten::reciprocal", "aten::sgn", "aten::angle", "aten::_conj_physical",
                  "aten::_neg_view", "aten::where.self", "aten::pow.Tensor_Tensor",
                  "aten::pow.Scalar", "aten::rsub.Tensor");

@@ -21,9 +21,10 @@ namespace m = ew_math;
 
 // --- comparisons and logical ops ----------------------------------------------------------------
 
-template <typename Op>
+// Set: the dtypes computed (the logical ops take complex numbers too, by truth: nonzero).
+template <typename Op, int Set = kEwAll>
 void compare(EwIter& it, const char* name) {
-  ew_dispatch<kEwAll>(it.common, name, [&](auto zero) {
+  ew_dispatch<Set>(it.common, name, [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
     ew_run<bool, T, T>(it, [](A a, A b) { return static_cast<bool>(Op{}(a, b)); });
@@ -50,12 +51,18 @@ void lt_compute(EwIter& it, const Call&) { compare<std::less<>>(it, "lt_cpu"); }
 void le_compute(EwIter& it, const Call&) { compare<std::less_equal<>>(it, "le_cpu"); }
 void gt_compute(EwIter& it, const Call&) { compare<std::greater<>>(it, "gt_cpu"); }
 void ge_compute(EwIter& it, const Call&) { compare<std::greater_equal<>>(it, "ge_cpu"); }
-void logical_and_compute(EwIter& it, const Call&) { compare<LogicalAnd>(it, "logical_and_cpu"); }
-void logical_or_compute(EwIter& it, const Call&) { compare<LogicalOr>(it, "logical_or_cpu"); }
-void logical_xor_compute(EwIter& it, const Call&) { compare<LogicalXor>(it, "logical_xor_cpu"); }
+void logical_and_compute(EwIter& it, const Call&) {
+  compare<LogicalAnd, kEwAllComplex>(it, "logical_and_cpu");
+}
+void logical_or_compute(EwIter& it, const Call&) {
+  compare<LogicalOr, kEwAllComplex>(it, "logical_or_cpu");
+}
+void logical_xor_compute(EwIter& it, const Call&) {
+  compare<LogicalXor, kEwAllComplex>(it, "logical_xor_cpu");
+}
 
 void logical_not_compute(EwIter& it, const Call&) {
-  ew_dispatch<kEwAll>(it.common, "logical_not_cpu", [&](auto zero) {
+  ew_dispatch<kEwAllComplex>(it.common, "logical_not_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
     ew_run<bool, T>(it, [](A a) { return a == A(0); });

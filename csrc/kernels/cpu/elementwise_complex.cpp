@@ -93,7 +93,75 @@ bool cx_unary(EwIter& it, CxUnary op) {
           return m == R(0) ? C(0) : C(a.real() / m, a.imag() / m);
         });
       case CxUnary::Square: return ew_run<C, C>(it, [](C a) { return cmul(a, a); });
+      // exp2 as upstream's vectorised complex exp2: exp of z with both parts scaled by ln 2.
+      case CxUnary::Exp2:
+        return ew_run<C, C>(it, [](C a) {
+          const R ln2 = std::log(R(2));
+          return std::exp(C(a.real() * ln2, a.imag() * ln2));
+        });
+      // expm1 and log1p: c10::complex's CPU formulas, accurate near zero:
+      //   expm1(x + iy) = expm1(x) cos y - 2 sin(y/2)^2 + i e^x sin y;
+      //   log1p(z): u = 1 + z; z where u == 1; log(u) where u - 1 == z exactly; else
+      //   log(u) * (z / (u - 1)), which corrects for the rounding of 1 + z (numpy's way).
+      case CxUnary::Expm1:
+        return ew_run<C, C>(it, [](C a) {
+          R x = a.real(), y = a.imag(), h = std::sin(y / R(2));
+          return C(std::expm1(x) * std::cos(y) - R(2) * h * h, std::exp(x) * std::sin(y));
+        });
+      case CxUnary::Log1p:
+        return ew_run<C, C>(it, [](C a) {
+          C u(a.real() + R(1), a.imag());
+          if (u.real() == R(1) && u.imag() == R(0)) return a;
+          C lu = std::log(u);
+          C um1(u.real() - R(1), u.imag());
+          if (um1.real() == a.real() && um1.imag() == a.imag()) return lu;
+          return cmul(lu, cdiv(a, um1));
+        });
+      // The inverse trigonometric functions: the C library's (casin, cacos, catan).
+      case CxUnary::Asin: return ew_run<C, C>(it, [](C a) { return std::asin(a); });
+      case CxUnary::Acos: return ew_run<C, C>(it, [](C a) { return std::acos(a); });
+      case CxUnary::Atan: return ew_run<C, C>(it, [](C a) { return std::atan(a); });
     }
+  });
+}
+
+template <typename C>
+inline C cadd(C a, C b) { return C(a.real() + b.real(), a.imag() + b.imag()); }
+template <typename C>
+inline C csub(C a, C b) { return C(a.real() - b.real(), a.imag() - b.imag()); }
+template <typename C>
+inline C clerp(C s, C e, C w) {
+  using R = typename C::value_type;
+  C d = csub(e, s);
+  if (std::abs(w) < R(0.5)) return cadd(s, cmul(w, d));
+  return csub(e, cmul(d, csub(C(1), w)));
+}
+
+bool cx_addcmul(EwIter& it, const Scalar& value) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    C v = ew_scalar<C>(value);
+    ew_run<C, C, C, C>(it, [=](C s, C a, C b) { return cadd(s, cmul(cmul(v, a), b)); });
+  });
+}
+bool cx_addcdiv(EwIter& it, const Scalar& value) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    C v = ew_scalar<C>(value);
+    ew_run<C, C, C, C>(it, [=](C s, C a, C b) { return cadd(s, cdiv(cmul(v, a), b)); });
+  });
+}
+bool cx_lerp(EwIter& it, const Scalar& weight) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    C w = ew_scalar<C>(weight);
+    ew_run<C, C, C>(it, [=](C s, C e) { return clerp(s, e, w); });
+  });
+}
+bool cx_lerp_tensor(EwIter& it) {
+  return run_complex(it, [&](auto zero) {
+    using C = decltype(zero);
+    ew_run<C, C, C, C>(it, [](C s, C e, C w) { return clerp(s, e, w); });
   });
 }
 

@@ -13,7 +13,7 @@ struct EwIter;
 
 enum class CxUnary {
   Neg, Conj, Reciprocal, Exp, Log, Log2, Log10, Sqrt, Rsqrt, Sin, Cos, Tan, Sinh, Cosh, Tanh,
-  Sigmoid, Sgn, Square
+  Sigmoid, Sgn, Square, Exp2, Expm1, Log1p, Asin, Acos, Atan
 };
 bool cx_unary(EwIter& it, CxUnary op);
 // self + alpha * other (sub passes alpha negated).
@@ -29,6 +29,13 @@ bool cx_abs(EwIter& it);
 bool cx_angle(EwIter& it);
 bool cx_eq(EwIter& it, bool equal);
 enum class CxPredicate { IsNan, IsInf, IsFinite };
+// addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (the operands in that order).
+bool cx_addcmul(EwIter& it, const Scalar& value);
+bool cx_addcdiv(EwIter& it, const Scalar& value);
+// lerp with a number or a tensor weight: self + w (end - self) where |w| < 1/2, else
+// end - (end - self)(1 - w).
+bool cx_lerp(EwIter& it, const Scalar& weight);
+bool cx_lerp_tensor(EwIter& it);
 bool cx_predicate(EwIter& it, CxPredicate p);
 
 }  // namespace tn

@@ -6,6 +6,7 @@
 // upstream's opmath does.
 #include <cmath>
 
+#include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
 #include "kernels/cpu/vec_math.h"
 
@@ -19,6 +20,7 @@ using O = EwOutCheck;
 // addcmul(self, tensor1, tensor2, *, value=1) = self + value * tensor1 * tensor2.
 void addcmul_compute(EwIter& it, const Call& c) {
   Scalar value = c.scalar(3);
+  if (cx_addcmul(it, value)) return;
   ew_dispatch<kEwInts | kEwFloats>(it.common, "addcmul_cpu_out", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -49,6 +51,7 @@ void addcmul_compute(EwIter& it, const Call& c) {
 // addcdiv(self, tensor1, tensor2, *, value=1) = self + (value * tensor1) / tensor2.
 void addcdiv_compute(EwIter& it, const Call& c) {
   Scalar value = c.scalar(3);
+  if (cx_addcdiv(it, value)) return;
   ew_dispatch<kEwFloats>(it.common, "addcdiv_cpu_out", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -67,6 +70,7 @@ inline A lerp_one(A s, A e, A w) {
 
 void lerp_scalar_compute(EwIter& it, const Call& c) {
   Scalar weight = c.scalar(2);
+  if (cx_lerp(it, weight)) return;
   ew_dispatch<kEwFloats>(it.common, "lerp_kernel_scalar", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -81,6 +85,7 @@ void lerp_scalar_compute(EwIter& it, const Call& c) {
 }
 
 void lerp_tensor_compute(EwIter& it, const Call&) {
+  if (cx_lerp_tensor(it)) return;
   ew_dispatch<kEwFloats>(it.common, "lerp_kernel_tensor", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;

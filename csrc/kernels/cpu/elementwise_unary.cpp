@@ -185,6 +185,7 @@ void rsqrt_compute(EwIter& it, const Call&) {
 
 // exp2: upstream's SIMD path is SLEEF's exp2 u10, its scalar path std::exp2.
 void exp2_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Exp2)) return;
   ew_dispatch<kEwFloats>(it.common, "exp2_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
@@ -207,10 +208,12 @@ void sleef_everywhere(EwIter& it, const char* name, FS fs, FD fd) {
 }
 
 void expm1_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Expm1)) return;
   sleef_everywhere(it, "expm1_cpu", [](auto a) { return sleef::expm1(a); },
                    [](double a) { return std::expm1(a); });
 }
 void log1p_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Log1p)) return;
   sleef_everywhere(it, "log1p_cpu", [](auto a) { return sleef::log1p(a); },
                    [](double a) { return std::log1p(a); });
 }

@@ -86,14 +86,17 @@ void vml_or_sleef(EwIter& it, const char* name, int k, FS fs, FStd fstd) {
 constexpr int vml_index(VmlFn f) { return static_cast<int>(f); }
 
 void acos_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Acos)) return;
   vml_or_sleef(it, "acos_vml_cpu", vml_index(VmlFn::Acos), [](auto a) { return sleef::acos(a); },
                [](auto a) { return std::acos(a); });
 }
 void asin_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Asin)) return;
   vml_or_sleef(it, "asin_vml_cpu", vml_index(VmlFn::Asin), [](auto a) { return sleef::asin(a); },
                [](auto a) { return std::asin(a); });
 }
 void atan_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Atan)) return;
   vml_or_sleef(it, "atan_vml_cpu", vml_index(VmlFn::Atan), [](auto a) { return sleef::atan(a); },
                [](auto a) { return std::atan(a); });
 }

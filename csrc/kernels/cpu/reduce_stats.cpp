@@ -30,11 +30,12 @@ VarArgs var_corr(const Call& c) {
 template <VarArgs (*Parse)(const Call&)>
 void var_rule(Call& c) {
   const Tensor& self = c.tensor(0);
-  TN_CHECK(is_floating(self->dtype()), "std and var only support floating point and complex "
-           "dtypes");
+  TN_CHECK(is_floating(self->dtype()) || is_complex(self->dtype()),
+           "std and var only support floating point and complex dtypes");
   VarArgs a = Parse(c);
   auto mask = reduce_mask(self->dim(), a.dims);
-  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, a.keepdim), self->dtype()));
+  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, a.keepdim),
+               to_real_type(self->dtype())));
 }
 
 template <bool Sqrt, VarArgs (*Parse)(const Call&)>
@@ -43,6 +44,20 @@ void var_cpu(Call& c) {
   const Tensor& out = c.results[0].tensor;
   const std::string& key = c.key();
   VarArgs a = Parse(c);
+  if (is_complex(self->dtype())) {
+    // upstream's: the variances of the real and imaginary parts, added (std: its square root)
+    std::vector<Value> rest(c.args.begin() + 1, c.args.end());
+    auto var_of = [&](const char* part) {
+      std::vector<Value> args{Value::of(call_tensor(part, {c.arg(0)}))};
+      args.insert(args.end(), rest.begin(), rest.end());
+      return call_tensor("aten::var.correction", std::move(args));
+    };
+    Tensor v = call_tensor("aten::add.Tensor",
+                           {Value::of(var_of("aten::real")), Value::of(var_of("aten::imag"))});
+    if (Sqrt) v = call_tensor("aten::sqrt", {Value::of(v)});
+    ops::copy_(out, v);
+    return;
+  }
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), a.dims));
   double n = static_cast<double>(g.inner.size());
   // Upstream divides by max(0, N - correction): 0/0 = NaN, x/0 = inf.
@@ -97,14 +112,15 @@ TN_REGISTER_COMPOSITE("aten::std.out", unbiased_out<kStdCorrOut>);
 // Sums run pairwise in the accumulation type (float for float32, as upstream's acc type);
 // upstream's vectorised order is not reproduced, so float results are not bit-identical.
 
+// The dtype the norm is computed in (a complex one: its absolute values'; the result is real).
 ScalarType norm_dtype(const Call& c) {
   const Tensor& self = c.tensor(0);
-  TN_CHECK(is_floating(self->dtype()), "linalg.vector_norm: Expected a floating point or "
-           "complex tensor as input. Got ", enum_name(self->dtype()));
+  TN_CHECK(is_floating(self->dtype()) || is_complex(self->dtype()), "linalg.vector_norm: "
+           "Expected a floating point or complex tensor as input. Got ", enum_name(self->dtype()));
   auto dt = c.optional_dtype(4);
   if (!dt) return self->dtype();
-  TN_CHECK(is_floating(*dt), "linalg.vector_norm: dtype should be floating point or complex, "
-           "but got ", enum_name(*dt));
+  TN_CHECK(is_floating(*dt) || is_complex(*dt), "linalg.vector_norm: dtype should be floating "
+           "point or complex, but got ", enum_name(*dt));
   TN_CHECK(promote_types(self->dtype(), *dt) == *dt, "linalg.vector_norm: the dtype of the "
            "input (", enum_name(self->dtype()), ") should be convertible without narrowing to "
            "the specified dtype (", enum_name(*dt), ")");
@@ -123,7 +139,7 @@ void norm_rule(Call& c) {
                   " norm on an empty tensor because the operation does not have an identity");
   }
   auto mask = reduce_mask(self->dim(), dims);
-  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, c.to_bool(3)), dt));
+  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, c.to_bool(3)), to_real_type(dt)));
 }
 
 template <typename A, typename Get>
@@ -174,7 +190,10 @@ void norm_cpu(Call& c) {
   const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
   bool same_dtype = c.tensor(0)->dtype() == out->dtype();
-  Tensor in = cast_to(c.tensor(0), out->dtype(), key);
+  Tensor in = c.tensor(0);
+  if (is_complex(in->dtype()))  // the norm of the absolute values, in the requested precision
+    in = call_tensor("aten::abs", {Value::of(cast_to(in, norm_dtype(c), key))});
+  in = cast_to(in, out->dtype(), key);
   double ord = c.scalar(1).to_double();
   ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), opt_dims(c, 2)));
   bool rows = same_dtype && ord == 2.0;  // the reduced elements one contiguous run?

@@ -223,7 +223,10 @@ Tensor logsumexp_of(const Value& self_v, const Value& dims, bool keepdim) {
     Tensor r = call_tensor(kSumDim, {Value::of(e), dims, Value::of_bool(keepdim)});
     return call_tensor("aten::log_", {Value::of(r)});
   }
-  Tensor m = call_tensor("aten::amax", {x, dims, Value::of_bool(true)});
+  // complex: the maxima of the real parts (upstream's, after the log-sum-exp trick for complex
+  // numbers)
+  Value xr = is_complex(xt->dtype()) ? Value::of(call_tensor("aten::real", {x})) : x;
+  Tensor m = call_tensor("aten::amax", {xr, dims, Value::of_bool(true)});
   Tensor inf = call_tensor("aten::eq.Scalar", {Value::of(call_tensor("aten::abs", {Value::of(m)})),
                                                Value::of_scalar(Scalar::from_double(INFINITY))});
   call("aten::masked_fill_.Scalar", {Value::of(m), Value::of(inf),
@@ -241,11 +244,11 @@ Tensor logsumexp_of(const Value& self_v, const Value& dims, bool keepdim) {
   return r;
 }
 void logsumexp(Call& c) { c.ret(logsumexp_of(c.arg(0), c.arg(1), c.to_bool(2))); }
-// logsumexp.out(self, dim, keepdim, *, out): out must be floating.
+// logsumexp.out(self, dim, keepdim, *, out): out must be floating or complex.
 void logsumexp_out(Call& c) {
   const Tensor& out = c.tensor(3);
-  TN_CHECK(is_floating(out->dtype()), "logsumexp(): Expected floating point type for result "
-           "tensor, but got: ", enum_name(out->dtype()));
+  TN_CHECK(is_floating(out->dtype()) || is_complex(out->dtype()), "logsumexp(): Expected "
+           "floating point type for result tensor, but got: ", enum_name(out->dtype()));
   c.ret(ops::write_out(out, logsumexp_of(c.arg(0), c.arg(1), c.to_bool(2)), c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::logsumexp", logsumexp);
@@ -279,13 +282,17 @@ void logical_cpu(Call& c) {
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), Parse(c).dims));
   const std::string& key = c.key();
   std::vector<uint8_t> r(g.outer.size());
-  dispatch_dtype(self->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     const T* x = data_of<T>(self, key);
+    auto truth = [](T v) {
+      if constexpr (is_complex_v<T>) return v.real() != 0 || v.imag() != 0;
+      else return convert<bool>(v);
+    };
     for (size_t i = 0; i < g.outer.size(); ++i) {
       bool acc = !IsAny;
       for (int64_t off : g.inner) {
-        if (convert<bool>(x[g.outer[i] + off]) == IsAny) {
+        if (truth(x[g.outer[i] + off]) == IsAny) {
           acc = IsAny;
           break;
         }

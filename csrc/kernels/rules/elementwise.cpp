@@ -341,11 +341,13 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
              " doesn't match the broadcast shape ", dims_str(s.shape));
   }
   switch (r.out_check) {
-    case EwOutCheck::SafeCast:
-      TN_CHECK(od == s.common || can_cast(s.common, od), "result type ",
-               c10_dtype_name(s.common), " can't be cast to the desired output type ",
-               c10_dtype_name(od));
+    case EwOutCheck::SafeCast: {
+      // a complex op with real results (angle) casts its real result, not the complex common
+      ScalarType from = r.dtype == EwDtype::ToReal ? s.result : s.common;
+      TN_CHECK(od == from || can_cast(from, od), "result type ", c10_dtype_name(from),
+               " can't be cast to the desired output type ", c10_dtype_name(od));
       break;
+    }
     case EwOutCheck::Any: break;
     case EwOutCheck::Same:
       TN_CHECK(od == s.result, "Found dtype ", c10_dtype_name(od), " but expected ",
