@@ -128,7 +128,8 @@ Grads scatter_reduce_backward(const Saved& s, const Grads& g) {
 }
 
 // index_add(self, dim, index, source, *, alpha): self gets grad; source grad's slices at
-// index (expanded to source's shape), times alpha.
+// index (expanded to source's shape), times alpha: upstream's formula, which does not conjugate
+// a complex alpha (its other complex formulas do); kept, so that gradients agree.
 Grads index_add_backward(const Saved& s, const Grads& g) {
   Grads out(2);
   if (s.need(0)) out[0] = g[0];

@@ -265,36 +265,39 @@ Grads silu_backward(const Saved& s, const Grads& g) {
 // addcmul(self, t1, t2, value): self: grad; t1: grad * (t2 * value); t2: grad * (t1 * value).
 Grads addcmul_backward(const Saved& s, const Grads& g) {
   Scalar v = s.scalar(3);
-  return {s.need(0) ? g[0] : Tensor(), s.need(1) ? mul(g[0], mul(s.tensor(2), v)) : Tensor(),
-          s.need(2) ? mul(g[0], mul(s.tensor(1), v)) : Tensor()};
+  return {s.need(0) ? g[0] : Tensor(),
+          s.need(1) ? mul(g[0], conj(mul(s.tensor(2), v))) : Tensor(),
+          s.need(2) ? mul(g[0], conj(mul(s.tensor(1), v))) : Tensor()};
 }
 // value / t, as upstream's Scalar / Tensor operator spells it: full_like(t, value).div_(t).
 Tensor scalar_over(const Scalar& v, const Tensor& t) {
   Tensor full = call_tensor("aten::full_like", {V(t), S(v)});
   return div(full, t);
 }
-// addcdiv(self, t1, t2, value): self: grad; t1: grad * (value / t2);
-// t2: -grad * (value * t1 / (t2 * t2)).
+// addcdiv(self, t1, t2, value): self: grad; t1: grad * conj(value / t2);
+// t2: -grad * conj(value * t1 / (t2 * t2)).
 Grads addcdiv_backward(const Saved& s, const Grads& g) {
   Scalar v = s.scalar(3);
   const Tensor& t1 = s.tensor(1);
   const Tensor& t2 = s.tensor(2);
-  return {s.need(0) ? g[0] : Tensor(), s.need(1) ? mul(g[0], scalar_over(v, t2)) : Tensor(),
-          s.need(2) ? mul(neg(g[0]), div(mul(t1, v), mul(t2, t2))) : Tensor()};
+  return {s.need(0) ? g[0] : Tensor(),
+          s.need(1) ? mul(g[0], conj(scalar_over(v, t2))) : Tensor(),
+          s.need(2) ? mul(neg(g[0]), conj(div(mul(t1, v), mul(t2, t2)))) : Tensor()};
 }
-// lerp.Scalar(self, end, weight): self: grad * (1 - weight); end: grad * weight.
+// lerp.Scalar(self, end, weight): self: grad * conj(1 - weight); end: grad * conj(weight).
 Grads lerp_scalar_backward(const Saved& s, const Grads& g) {
-  Scalar w = s.scalar(2);
-  return {s.need(0) ? mul(g[0], Scalar::from_double(1.0 - w.to_double())) : Tensor(),
-          s.need(1) ? mul(g[0], w) : Tensor()};
+  Scalar w = conj(s.scalar(2));
+  Scalar one_minus = w.is_complex() ? Scalar::from_complex(1.0 - w.to_double(), -w.imag())
+                                    : Scalar::from_double(1.0 - w.to_double());
+  return {s.need(0) ? mul(g[0], one_minus) : Tensor(), s.need(1) ? mul(g[0], w) : Tensor()};
 }
-// lerp.Tensor(self, end, weight): self: grad * (1 - weight); end: grad * weight;
-// weight: grad * (end - self).
+// lerp.Tensor(self, end, weight): self: grad * conj(1 - weight); end: grad * conj(weight);
+// weight: grad * conj(end - self).
 Grads lerp_tensor_backward(const Saved& s, const Grads& g) {
   const Tensor& w = s.tensor(2);
-  return {s.need(0) ? mul(g[0], rsub(w, Scalar::from_int(1))) : Tensor(),
-          s.need(1) ? mul(g[0], w) : Tensor(),
-          s.need(2) ? mul(g[0], sub(s.tensor(1), s.tensor(0))) : Tensor()};
+  return {s.need(0) ? mul(g[0], conj(rsub(w, Scalar::from_int(1)))) : Tensor(),
+          s.need(1) ? mul(g[0], conj(w)) : Tensor(),
+          s.need(2) ? mul(g[0], conj(sub(s.tensor(1), s.tensor(0)))) : Tensor()};
 }
 
 }  // namespace
@@ -370,6 +373,7 @@ TN_COMPLEX_READY("aten::add.Tensor", "aten::add.Scalar", "aten::sub.Tensor", "at
                  "aten::rsub.Scalar", "aten::mul.Tensor", "aten::mul.Scalar", "aten::div.Tensor",
                  "aten::div.Scalar", "aten::neg", "aten::exp", "aten::log", "aten::sqrt",
                  "aten::rsqrt", "aten::tanh", "aten::sigmoid", "aten::pow.Tensor_Scalar",
-                 "aten::clone", "aten::_to_copy");
+                 "aten::clone", "aten::_to_copy", "aten::addcmul", "aten::addcdiv",
+                 "aten::lerp.Scalar", "aten::lerp.Tensor");
 
 }  // namespace tn::autograd

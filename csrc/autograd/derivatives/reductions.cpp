@@ -240,7 +240,7 @@ Grads vector_norm_backward(const Saved& s, const Grads& g) {
     grad = unsqueeze_dims(grad, dims, n);
     norm = unsqueeze_dims(norm, dims, n);
   }
-  Tensor sgn = op1("aten::sign", self);
+  Tensor sgn = op1(cx(self) ? "aten::sgn" : "aten::sign", self);  // z / |z| for complex
   if (p == 0.0) return {Tensor()};  // upstream returns an undefined gradient: None
   if (p == 1.0) return {mul(sgn, grad)};
   if (p == 2.0) return {mul(grad, masked_fill(div(self, norm), eq_scalar(norm, 0.0), 0.0))};
@@ -303,6 +303,9 @@ TN_REGISTER_DERIVATIVE("aten::std.correction",
                        {"StdBackward0", {0}, {{0}}, 1, std_backward});
 TN_REGISTER_DERIVATIVE("aten::linalg_vector_norm",
                        {"LinalgVectorNormBackward0", {0}, {{0}}, 1, vector_norm_backward});
+// var/std (grad real, self - mean complex) and the norms (sgn for sign) hold for complex
+// tensors as written.
+TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::linalg_vector_norm");
 TN_REGISTER_DERIVATIVE("aten::cumsum", {"CumsumBackward0", {0}, {}, 0, cumsum_backward});
 
 }  // namespace tn::autograd

@@ -26,6 +26,8 @@ template <> struct ScanAcc<double> { using type = double; };
 template <> struct ScanAcc<Half> { using type = float; };
 template <> struct ScanAcc<BFloat16> { using type = float; };
 template <> struct ScanAcc<bool> { using type = bool; };
+template <> struct ScanAcc<cfloat> { using type = cdouble; };  // upstream's CPU acc_type
+template <> struct ScanAcc<cdouble> { using type = cdouble; };
 
 // Converts between any two of our element types as upstream's static_cast does.
 template <typename To, typename From>

@@ -150,6 +150,19 @@ Combine combine_of_two(const std::string& reduce) {
 // Computes in T's accumulation type and rounds each step to T, as upstream's scalar loops do.
 template <typename T>
 T combine(Combine how, T dst, T v) {
+  if constexpr (is_complex_v<T>) {  // sums and products; upstream orders no complex numbers
+    switch (how) {
+      case Combine::Assign: return v;
+      case Combine::Add:
+      case Combine::Mean: return T(dst.real() + v.real(), dst.imag() + v.imag());
+      case Combine::Multiply:
+        return T(dst.real() * v.real() - dst.imag() * v.imag(),
+                 dst.real() * v.imag() + dst.imag() * v.real());
+      default:
+        TN_FAIL(NotImplemented, "scatter_reduce with amax or amin of complex tensors is not "
+                "implemented by torchnative");
+    }
+  } else {
   using A = acc_t<T>;
   A a = static_cast<A>(dst), b = static_cast<A>(v);
   switch (how) {
@@ -170,11 +183,13 @@ T combine(Combine how, T dst, T v) {
       return b < a ? v : dst;
   }
   return v;
+  }
 }
 
 // scatter_reduce.two's starting value for a destination when include_self is False.
 template <typename T>
 T identity_of(Combine how) {
+  if constexpr (is_complex_v<T>) return T(how == Combine::Multiply ? 1 : 0);
   using A = acc_t<T>;
   if (how == Combine::Multiply) return T(A(1));
   if constexpr (is_float_like_v<T>) {
@@ -265,7 +280,7 @@ void scatter_cpu(Call& c) {
   int64_t dim = wrap_dim(c.to_int(1), self->dim());
   Combine how = combine_of<F>(c, Plain);
   bool include_self = !F.two || c.to_bool(5);
-  dispatch_dtype(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     with_work<T>(out, key, [&](auto* po) {
       using W = std::remove_pointer_t<decltype(po)>;
@@ -296,6 +311,9 @@ void scatter_cpu(Call& c) {
       for (const auto& [o, n] : counts) {
         if constexpr (std::is_same_v<W, bool>) {
           TN_FAIL(Runtime, "scatter_reduce(): mean of bool is not supported");
+        } else if constexpr (is_complex_v<W>) {
+          using R = typename W::value_type;
+          po[o] = W(po[o].real() / R(n), po[o].imag() / R(n));
         } else if constexpr (std::is_floating_point_v<W>) {
           po[o] = po[o] / W(n);
         } else {  // upstream divides integers with rounding_mode="floor"
@@ -369,7 +387,7 @@ void index_add_cpu(Call& c) {
   int64_t dim = wrap_dim(c.to_int(1), self->dim());
   std::vector<int64_t> idx = index_values(index, key.c_str());
   int64_t bound = nonempty_size(out, dim);
-  bool one = c.scalar(4).to_double() == 1.0;
+  bool one = c.scalar(4).to_double() == 1.0 && c.scalar(4).imag() == 0.0;
   bool scatter_path = out->dim() > 1 && one;
   for (int64_t k : idx) {
     TN_CHECK_KIND(scatter_path || (k >= 0 && k < bound), Index, "index out of range in self");
@@ -381,7 +399,7 @@ void index_add_cpu(Call& c) {
   slice.erase(slice.begin() + dim);
   os.erase(os.begin() + dim);
   ss.erase(ss.begin() + dim);
-  dispatch_dtype(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     const T* ps = static_cast<const T*>(source->dense_cpu_data(key.c_str()));
     T* pt = static_cast<T*>(out->dense_cpu_data(key.c_str()));
@@ -394,7 +412,7 @@ void index_add_cpu(Call& c) {
         using W = std::remove_pointer_t<decltype(po)>;
         each([&](int64_t o, int64_t s) { po[o] = combine(Combine::Add, po[o], W(ps[s])); });
       });
-    } else if (out->dim() > 1) {
+    } else if (out->dim() > 1 && !is_complex_v<T>) {
       // TensorIterator runs a slice as one contiguous run when both slices are dense rows;
       // otherwise element by element (the scalar body).
       double alpha = c.scalar(4).to_double();

@@ -72,14 +72,36 @@ inline bool side_by_side(const std::vector<int64_t>& outer, size_t i) {
   return true;
 }
 
+// A complex product: each slice multiplied in order, (ac - bd) + (ad + bc)i per step.
+void complex_prod_into(const Tensor& self, const ReduceArgs& a, const Tensor& out,
+                       const std::string& key) {
+  Tensor in = cast_to(self, out->dtype(), key);
+  ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), a.dims));
+  dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (is_complex_v<T>) {
+      const T* x = data_of<T>(in, key);
+      T* o = data_of<T>(out, key);
+      for (size_t i = 0; i < g.outer.size(); ++i) {
+        T p(1);
+        for (int64_t off : g.inner) {
+          T v = x[g.outer[i] + off];
+          p = T(p.real() * v.real() - p.imag() * v.imag(),
+                p.real() * v.imag() + p.imag() * v.real());
+        }
+        o[i] = p;
+      }
+    }
+  });
+}
+
 // Folds each reduced slice of self (cast to out's dtype first, as upstream) into out.
 void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
                const std::string& key) {
   if (is_complex(out->dtype())) {
     // A complex sum or mean is that of the real and imaginary parts: the real views of input
     // and output, reduced over the same dims (the pair dim kept).
-    TN_CHECK_KIND(fold != Fold::Prod, NotImplemented, key, " of complex tensors is not "
-                  "implemented by torchnative");
+    if (fold == Fold::Prod) return complex_prod_into(self, a, out, key);
     Tensor src = self->dtype() == out->dtype()
                      ? self
                      : call_tensor("aten::_to_copy", {Value::of(self),
@@ -336,7 +358,7 @@ void cumsum_cpu(Call& c) {
   std::vector<bool> mask(in->dim(), false);
   if (in->dim() > 0) mask[wrap_dim(c.to_int(1), in->dim())] = true;
   ReduceGeom gi = reduce_geom(in, mask), go = reduce_geom(out, mask);
-  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     using A = typename ScanAcc<T>::type;
     const T* x = data_of<T>(in, key);
