@@ -125,6 +125,15 @@ bool any_requires_grad(const Call& call) {
 
 std::string pretty_name(const OpInfo& op);
 
+// The in-place view ops: what they write is self's sizes and strides, not its elements.
+bool geometry_only(const OpInfo& op) {
+  static const char* const kOps[] = {"squeeze_", "unsqueeze_", "transpose_", "t_",
+                                     "as_strided_", "swapaxes_", "swapdims_"};
+  for (const char* n : kOps)
+    if (std::strcmp(op.name, n) == 0) return true;
+  return false;
+}
+
 // A complex input that requires grad: true, with its dtype in *t.
 bool complex_grad_input(const Call& call, ScalarType* t) {
   auto complex_leaf = [&](const Tensor& x) {
@@ -441,8 +450,11 @@ void autograd_kernel(Call& call) {
       for (Tensor& t : v.tensors) set_history(t, node, output_nr++);
     }
   }
-  // An in-place write into a view: the base's history goes through the op (CopySlices).
-  if (in_place && !call.results.empty() && call.results[0].tag == Value::Tag::Tensor) {
+  // An in-place write into a view: the base's history goes through the op (CopySlices). The
+  // in-place view ops (squeeze_, transpose_...) change self's geometry, not its values: self
+  // keeps viewing its base and takes the op's node as it is.
+  if (in_place && !call.results.empty() && call.results[0].tag == Value::Tag::Tensor &&
+      !geometry_only(*call.op)) {
     const Tensor& view = call.results[0].tensor;
     if (!view || !view->view_base() ||
         !is_differentiable_type(view->dtype()))

@@ -135,5 +135,7 @@ Grads as_strided_formula(const Saved& s, const Grads& g) {
 
 TN_REGISTER_DERIVATIVE("aten::as_strided",
                        {"AsStridedBackward0", {0}, {}, 0, as_strided_formula});
+TN_REGISTER_DERIVATIVE("aten::as_strided_",
+                       {"AsStridedBackward1", {0}, {}, 0, as_strided_formula});
 
 }  // namespace tn::autograd

@@ -110,7 +110,8 @@ TN_COMPLEX_READY("aten::alias", "aten::t", "aten::transpose.int", "aten::transpo
                  "aten::triu", "aten::diagonal", "aten::index_select", "aten::index.Tensor",
                  "aten::index_put", "aten::_index_put_impl_", "aten::masked_select",
                  "aten::masked_fill.Scalar", "aten::masked_fill.Tensor", "aten::constant_pad_nd",
-                 "aten::gather", "aten::as_strided", "aten::cumsum", "aten::scatter.src",
+                 "aten::gather", "aten::as_strided", "aten::as_strided_", "aten::unsqueeze_",
+                 "aten::t_", "aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::cumsum", "aten::scatter.src",
                  "aten::scatter.value", "aten::scatter_add", "aten::index_add");
 // The products (their formulas conjugate the other operand: helpers.h, shape_linalg.cpp,
 // shape_more.cpp).

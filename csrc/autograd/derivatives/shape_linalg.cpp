@@ -269,6 +269,12 @@ TN_REGISTER_DERIVATIVE("aten::unsqueeze",
                        {"UnsqueezeBackward0", {0}, {}, false, unsqueeze_backward});
 TN_REGISTER_DERIVATIVE("aten::squeeze.dim",
                        {"SqueezeBackward1", {0}, {}, false, squeeze_dim_backward});
+// The in-place view ops: the functional formulas under upstream's names for them.
+TN_REGISTER_DERIVATIVE("aten::unsqueeze_",
+                       {"UnsqueezeBackward1", {0}, {}, false, unsqueeze_backward});
+TN_REGISTER_DERIVATIVE("aten::t_", {"TBackward1", {0}, {}, false, t_backward});
+TN_REGISTER_DERIVATIVE("aten::squeeze_.dim",
+                       {"SqueezeBackward4", {0}, {}, false, squeeze_dim_backward});
 TN_REGISTER_DERIVATIVE("aten::sum", {"SumBackward0", {0}, {}, false, sum_backward_all});
 TN_REGISTER_DERIVATIVE("aten::sum.dim_IntList",
                        {"SumBackward1", {0}, {}, false, sum_dim_backward});

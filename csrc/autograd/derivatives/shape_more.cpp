@@ -214,6 +214,8 @@ TN_REGISTER_DERIVATIVE("aten::split_with_sizes",
                        {"SplitWithSizesBackward0", {0}, {}, 0, split_with_sizes_backward});
 TN_REGISTER_DERIVATIVE("aten::squeeze", {"SqueezeBackward0", {0}, {}, 0, squeeze_backward});
 TN_REGISTER_DERIVATIVE("aten::squeeze.dims", {"SqueezeBackward2", {0}, {}, 0, squeeze_backward});
+TN_REGISTER_DERIVATIVE("aten::squeeze_", {"SqueezeBackward3", {0}, {}, 0, squeeze_backward});
+TN_REGISTER_DERIVATIVE("aten::squeeze_.dims", {"SqueezeBackward5", {0}, {}, 0, squeeze_backward});
 TN_REGISTER_DERIVATIVE("aten::native_dropout",
                        {"NativeDropoutBackward0", {0}, {}, 2, native_dropout_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::baddbmm",

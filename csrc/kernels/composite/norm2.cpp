@@ -58,11 +58,14 @@ void rms_norm(Call& c) {
            "], but got input of size", dims_str(x->sizes()));
   ScalarType dt = x->dtype();
   bool reduced = dt == ScalarType::BFloat16 || dt == ScalarType::Half;
-  TN_CHECK_KIND(is_floating(dt), NotImplemented, "\"rms_norm\" not implemented for '",
-                c10_dtype_name(dt), "'");
+  TN_CHECK_KIND(is_floating(dt) || dt == ScalarType::ComplexFloat ||
+                    dt == ScalarType::ComplexDouble,
+                NotImplemented, "\"rms_norm\" not implemented for '", c10_dtype_name(dt), "'");
   ScalarType opmath = reduced ? ScalarType::Float : dt;
-  double machine_eps = opmath == ScalarType::Double ? 2.220446049250313e-16   // 2^-52
-                                                    : 1.1920928955078125e-07;  // 2^-23
+  // (complex: the same steps in complex arithmetic, the square z * z as upstream's pow(z, 2))
+  double machine_eps = to_real_type(opmath) == ScalarType::Double
+                           ? 2.220446049250313e-16   // 2^-52
+                           : 1.1920928955078125e-07;  // 2^-23
   double eps = c.arg(3).tag == Value::Tag::Double ? c.to_double(3) : machine_eps;
   // eps_val is a scalar_t: rounded to input's dtype.
   Tensor e = call_tensor("aten::_to_copy", {Value::of(call_tensor(

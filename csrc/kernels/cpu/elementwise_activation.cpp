@@ -181,7 +181,9 @@ void check_floating(const EwSpec& s, const char* kernel) {
                 c10_dtype_name(s.common), "'");
 }
 void check_gelu_dtype(const Call&, const EwSpec& s) { check_floating(s, "GeluKernelImpl"); }
-void check_silu_dtype(const Call&, const EwSpec& s) { check_floating(s, "silu_cpu"); }
+void check_silu_dtype(const Call&, const EwSpec& s) {
+  if (!is_complex(s.common)) check_floating(s, "silu_cpu");  // upstream's silu takes complex
+}
 
 constexpr EwRule kGelu =
     ew_rule(1, V::Functional, D::Common, O::Same, check_gelu, check_gelu_dtype);
@@ -197,6 +199,7 @@ constexpr EwRule kSiluO = ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_
 
 // silu(x) = x / (1 + exp(-x)).
 void silu_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Silu)) return;
   ew_dispatch<kEwFloats>(it.common, "silu_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;

@@ -118,6 +118,12 @@ bool cx_unary(EwIter& it, CxUnary op) {
           return cmul(lu, cdiv(a, um1));
         });
       // The inverse trigonometric functions: the C library's (casin, cacos, catan).
+      // silu: z / (1 + exp(-z)), upstream's complex silu.
+      case CxUnary::Silu:
+        return ew_run<C, C>(it, [](C a) {
+          C e = std::exp(C(-a.real(), -a.imag()));
+          return cdiv(a, C(R(1) + e.real(), e.imag()));
+        });
       case CxUnary::Asin: return ew_run<C, C>(it, [](C a) { return std::asin(a); });
       case CxUnary::Acos: return ew_run<C, C>(it, [](C a) { return std::acos(a); });
       case CxUnary::Atan: return ew_run<C, C>(it, [](C a) { return std::atan(a); });

@@ -270,6 +270,30 @@ void squeeze_dim_(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::squeeze_.dim", squeeze_dim_);
 
+// The other in-place view ops (squeeze_, squeeze_.dims, unsqueeze_, t_, as_strided_): the
+// functional view's geometry (and its checks) written into self.
+template <const char* Functional>
+void inplace_view(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor v = call_tensor(Functional, c.args);
+  self->set_sizes_strides(v->sizes(), v->strides(), v->storage_offset());
+  c.ret(self);
+}
+constexpr char kSqueeze[] = "aten::squeeze";
+constexpr char kSqueezeDims[] = "aten::squeeze.dims";
+constexpr char kUnsqueeze[] = "aten::unsqueeze";
+constexpr char kT[] = "aten::t";
+constexpr char kAsStrided[] = "aten::as_strided";
+TN_REGISTER_COMPOSITE("aten::squeeze_", inplace_view<kSqueeze>);
+TN_REGISTER_COMPOSITE("aten::squeeze_.dims", inplace_view<kSqueezeDims>);
+TN_REGISTER_COMPOSITE("aten::unsqueeze_", inplace_view<kUnsqueeze>);
+TN_REGISTER_COMPOSITE("aten::t_", inplace_view<kT>);
+TN_REGISTER_COMPOSITE("aten::as_strided_", inplace_view<kAsStrided>);
+// swapdims_ / swapaxes_(self, dim0, dim1): transpose_ (upstream's composites).
+void swap_(Call& c) { c.ret(call_tensor("aten::transpose_", c.args)); }
+TN_REGISTER_COMPOSITE("aten::swapdims_", swap_);
+TN_REGISTER_COMPOSITE("aten::swapaxes_", swap_);
+
 // unsqueeze(Tensor(a) self, int dim): the new dim's stride continues the next one's.
 void unsqueeze(Call& c) {
   const Tensor& self = c.tensor(0);
