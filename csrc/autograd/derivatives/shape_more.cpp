@@ -141,6 +141,9 @@ Grads masked_select_backward(const Saved& s, const Grads& g) {
   std::vector<Tensor> both =
       call("aten::broadcast_tensors", {Value::of_tensors({z, mask})})[0].tensors;
   Tensor base = call_tensor("aten::clone", {V(both[0])});
+  if (base->dim() == 0)  // one element: indexed as a 1-element row (index takes no 0-dim mask)
+    return {reshape(index_put(reshape(base, {1}), opt_tensors({reshape(both[1], {1})}), g[0],
+                              false), {})};
   return {index_put(base, opt_tensors({both[1]}), g[0], false)};
 }
 

@@ -67,6 +67,7 @@ void masked_select(Call& c) {
   const Tensor& mask = c.tensor(1);
   TN_CHECK(mask->dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   Dims shape = broadcast_shapes(self->sizes(), mask->sizes());
+  if (shape.empty()) shape = {1};  // 0-dim: one element, kept or not (index takes no 0-dim mask)
   Tensor s = call_tensor("aten::expand", {Value::of(self), Value::of_ints(shape)});
   Tensor m = call_tensor("aten::expand", {Value::of(mask), Value::of_ints(shape)});
   Value indices;

@@ -43,7 +43,9 @@ int64_t blocks(int64_t size, int64_t k, int64_t d, int64_t p, int64_t s) {
 
 // Floating dtypes and bool, as upstream's kernels dispatch them.
 void check_dtype(ScalarType dt, const char* name) {
-  TN_CHECK_KIND(is_floating(dt) || dt == ScalarType::Bool, NotImplemented, "\"", name,
+  TN_CHECK_KIND(is_floating(dt) || dt == ScalarType::Bool || dt == ScalarType::ComplexFloat ||
+                    dt == ScalarType::ComplexDouble,
+                NotImplemented, "\"", name,
                 "\" not implemented for '", c10_dtype_name(dt), "'");
 }
 
@@ -73,7 +75,7 @@ void im2col(Call& c) {
   if constexpr (Fill) {
     const std::string& key = c.key();
     Tensor x = contiguous(self, key);
-    dispatch_dtype(x->dtype(), key, [&](auto zero) {
+    dispatch_dtype_complex(x->dtype(), key, [&](auto zero) {
       using T = decltype(zero);
       const T* src = data_of<T>(x, key);
       T* dst = data_of<T>(out, key);
@@ -136,7 +138,7 @@ void col2im(Call& c) {
   if constexpr (Fill) {
     const std::string& key = c.key();
     Tensor x = contiguous(self, key);
-    dispatch_dtype(x->dtype(), key, [&](auto zero) {
+    dispatch_dtype_complex(x->dtype(), key, [&](auto zero) {
       using T = decltype(zero);
       using A = acc_t<T>;
       // bool adds up as integers (any block set makes the element set, as upstream's += on

@@ -723,11 +723,55 @@ constexpr bool kConvType = !std::is_same_v<T, bool>;
   TN_FAIL(NotImplemented, "\"slow_conv2d_cpu\" not implemented for '", enum_name(t), "'");
 }
 
+// A complex convolution as upstream's complex_convolution computes it: three real ones (Gauss's
+// trick) on the parts, a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi,
+// br + bi); the result is (a - b) + (c - a - b)i.
+void complex_convolution(Call& c, const Tensor& out) {
+  auto parts = [](const Value& v) {
+    Tensor r = call_tensor("aten::view_as_real",
+                           {Value::of(call_tensor("aten::resolve_conj", {v}))});
+    int64_t last = r->dim() - 1;
+    return std::pair<Tensor, Tensor>{
+        call_tensor("aten::select.int", {Value::of(r), Value::of_int(last), Value::of_int(0)}),
+        call_tensor("aten::select.int", {Value::of(r), Value::of_int(last), Value::of_int(1)})};
+  };
+  auto add = [](const Tensor& a, const Tensor& b) {
+    return call_tensor("aten::add.Tensor", {Value::of(a), Value::of(b)});
+  };
+  auto sub = [](const Tensor& a, const Tensor& b) {
+    return call_tensor("aten::sub.Tensor", {Value::of(a), Value::of(b)});
+  };
+  auto conv = [&](const Tensor& x, const Tensor& w, const Tensor& b) {
+    std::vector<Value> args = c.args;
+    args[0] = Value::of(x);
+    args[1] = Value::of(w);
+    args[2] = b ? Value::of(b) : Value{};
+    return call_tensor("aten::convolution", std::move(args));
+  };
+  auto [xr, xi] = parts(c.arg(0));
+  auto [wr, wi] = parts(c.arg(1));
+  Tensor br, bsum;
+  if (const Tensor* bias = c.optional_tensor(2)) {
+    auto [r, i] = parts(Value::of(*bias));
+    br = r;
+    bsum = add(r, i);
+  }
+  Tensor a = conv(xr, wr, br), b = conv(xi, wi, Tensor()), m = conv(add(xr, xi), add(wr, wi), bsum);
+  Tensor o = call_tensor("aten::view_as_real", {Value::of(out)});
+  int64_t last = o->dim() - 1;
+  auto part = [&](int64_t k) {
+    return call_tensor("aten::select.int", {Value::of(o), Value::of_int(last), Value::of_int(k)});
+  };
+  call("aten::copy_", {Value::of(part(0)), Value::of(sub(a, b))});
+  call("aten::copy_", {Value::of(part(1)), Value::of(sub(sub(m, a), b))});
+}
+
 void convolution_cpu(Call& c) {
   const std::string& key = c.key();
   const ConvParams& p = c.rule_state<ConvState>()->p;
   const Tensor& out = c.results[0].tensor;
   if (out->numel() == 0) return;
+  if (is_complex(c.tensor(0)->dtype())) return complex_convolution(c, out);
   Tensor x = contiguous(c.tensor(0), key), w = contiguous(c.tensor(1), key);
   const Tensor* bp = c.optional_tensor(2);
   Tensor b = bp ? contiguous(*bp, key) : Tensor();
