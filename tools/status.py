@@ -162,6 +162,21 @@ def agreement_line() -> str:
                   f"{p['commit']})")
 
 
+def complex_line() -> str:
+    """The complex64/complex128 samples' grades from the last `make agree`."""
+    subject = "complex samples of every implemented operator (`make agree`, complex64/complex128)"
+    path = ROOT / "docs" / "AGREEMENT.json"
+    c = json.loads(path.read_text()).get("complex") if path.is_file() else None
+    if not c:
+        return bullet(subject, "does not run", "no complex samples recorded in "
+                      "docs/AGREEMENT.json")
+    og, cg = c["overload_grades"], c["cases"]
+    return bullet(subject, ", ".join(f"{g} {og[g]}" for g in og)
+                  + f" (of {sum(og.values())} overloads their samples reach, by worst case)",
+                  "cases: " + ", ".join(f"{g} {cg[g]}" for g in cg)
+                  + " ([docs/AGREEMENT.md](docs/AGREEMENT.md), *Complex samples*)")
+
+
 def backward_line() -> str:
     """Backward grades and coverage from the last `make agree` (docs/AGREEMENT.json)."""
     subject = "gradients of every implemented differentiable overload (`make agree`, backward)"
@@ -185,7 +200,7 @@ def section(run_tests: bool) -> list[str]:
         lines = [c_line(), *import_lines(work), minilm_line(work)]
     if run_tests:
         lines += tests_lines()
-    lines += [agreement_line(), backward_line()]
+    lines += [agreement_line(), complex_line(), backward_line()]
     lines += [bench_line(subject, stem) for subject, stem in BENCHES]
     tests_note = "" if run_tests else (
         " The test suite was not run for this section (`tools/status.py --tests` runs it).")

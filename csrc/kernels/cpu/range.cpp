@@ -150,9 +150,40 @@ TN_REGISTER_KERNEL("aten::arange.start_out", DenseCPU, arange_start_out<true>);
 TN_REGISTER_KERNEL("aten::arange.start_out", Meta, arange_start_out<false>);
 
 // linspace values into out (steps elements, any strides); see the file header for the formula.
+// Complex linspace, upstream's complex arithmetic: step = (end - start) / (steps - 1) (c10's
+// division by a real divisor: a multiplication by its reciprocal), the first half
+// start + step * i, the second end - step * (steps - i - 1), each part apart.
+void complex_linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps,
+                           const char* key) {
+  dispatch_dtype_complex(out->dtype(), key, [&](auto z) {
+    using T = decltype(z);
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      T s = scalar_to<T>(start), e = scalar_to<T>(end);
+      T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
+      R inv = steps > 1 ? R(1) / R(steps - 1) : R(0);
+      T step = steps > 1 ? T((e.real() - s.real()) * inv, (e.imag() - s.imag()) * inv) : T(0);
+      int64_t half = steps / 2, i = 0;
+      for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
+        if (steps == 1) {
+          p[o] = s;
+        } else if (i < half) {
+          R k = R(i);
+          p[o] = T(s.real() + step.real() * k, s.imag() + step.imag() * k);
+        } else {
+          R k = R(steps - i - 1);
+          p[o] = T(e.real() - step.real() * k, e.imag() - step.imag() * k);
+        }
+        ++i;
+      });
+    }
+  });
+}
+
 void linspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, const char* key) {
   check_scalar_fits(start, out->dtype());  // upstream converts both ends to the dtype first
   check_scalar_fits(end, out->dtype());
+  if (is_complex(out->dtype())) return complex_linspace_fill(out, start, end, steps, key);
   dispatch_dtype(out->dtype(), key, [&](auto z) {
     using T = decltype(z);
     using S = std::conditional_t<std::is_integral_v<T>, double, T>;  // upstream's step_t
