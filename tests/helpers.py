@@ -9,6 +9,7 @@ the whole tree.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import textwrap
 from pathlib import Path
@@ -51,3 +52,27 @@ def both(body: str):
     body uses `C` and ends by printing json."""
     body = textwrap.dedent(body)
     return run_json(OURS, OURS_C + body), run_json(UPSTREAM, UPSTREAM_C + body)
+
+
+# docs/AGREEMENT_RULES.md: the float32 (and complex64) floor of 4 ulp.
+FLOAT32_FLOOR = 4 * 2.0 ** -23
+
+
+def _flat(v):
+    if isinstance(v, list):
+        for x in v:
+            yield from _flat(x)
+    else:
+        yield float(v)
+
+
+def scaled_error(got, ref) -> float:
+    """AGREEMENT_RULES.md's error of nested lists of reals (complex values as pairs): max
+    |got - ref| over max finite |ref|, where both are finite; the non-finite positions must
+    match."""
+    g, r = list(_flat(got)), list(_flat(ref))
+    assert len(g) == len(r)
+    assert [math.isfinite(a) for a in g] == [math.isfinite(b) for b in r]
+    pairs = [(a, b) for a, b in zip(g, r) if math.isfinite(a) and math.isfinite(b)]
+    scale = max((abs(b) for _, b in pairs), default=0.0) or 1.0
+    return max((abs(a - b) / scale for a, b in pairs), default=0.0)

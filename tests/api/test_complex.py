@@ -11,12 +11,11 @@ the same case or the float32 floor of 4 ulp.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import OURS, UPSTREAM, run_json  # noqa: E402
+from helpers import FLOAT32_FLOOR, OURS, UPSTREAM, run_json, scaled_error  # noqa: E402
 
 PRELUDE = r"""
 import json, torch
@@ -246,26 +245,6 @@ for name, fn in cases.items():
 print(json.dumps(out))
 """
 
-FLOOR = 4 * 2.0 ** -23  # AGREEMENT_RULES.md: 4 ulp of float32
-
-
-def _flat(v):
-    if isinstance(v, list):
-        for x in v:
-            yield from _flat(x)
-    else:
-        yield float(v)
-
-
-def _scaled_error(got, ref) -> float:
-    g, r = list(_flat(got)), list(_flat(ref))
-    assert len(g) == len(r)
-    pairs = [(a, b) for a, b in zip(g, r) if math.isfinite(a) and math.isfinite(b)]
-    assert [math.isfinite(a) for a in g] == [math.isfinite(b) for b in r]
-    scale = max((abs(b) for _, b in pairs), default=0.0) or 1.0
-    return max((abs(a - b) / scale for a, b in pairs), default=0.0)
-
-
 def test_exact_cases_agree_with_upstream():
     ours, upstream = run_json(OURS, EXACT), run_json(UPSTREAM, EXACT)
     assert ours.keys() == upstream.keys()
@@ -312,8 +291,8 @@ def test_computed_cases_within_upstreams_own_error():
         if got[:2] != up32[:2]:
             failures[name] = ("dtype or shape", got[:2], up32[:2])
             continue
-        own = _scaled_error(up32[2], up128[2])
-        err = _scaled_error(got[2], up128[2])
-        if err > max(own, FLOOR):
+        own = scaled_error(up32[2], up128[2])
+        err = scaled_error(got[2], up128[2])
+        if err > max(own, FLOAT32_FLOOR):
             failures[name] = (err, own)
     assert not failures, failures

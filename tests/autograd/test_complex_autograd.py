@@ -15,12 +15,11 @@ real-valued formula run on complex values.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import OURS, UPSTREAM, run_json  # noqa: E402
+from helpers import FLOAT32_FLOOR, OURS, UPSTREAM, run_json, scaled_error  # noqa: E402
 
 CASES = r"""
 import json, torch
@@ -171,26 +170,6 @@ run(torch.float64, torch.complex128)
 print(json.dumps(out))
 """
 
-FLOOR = 4 * 2.0 ** -23  # AGREEMENT_RULES.md: 4 ulp of float32
-
-
-def _flat(v):
-    if isinstance(v, list):
-        for x in v:
-            yield from _flat(x)
-    else:
-        yield float(v)
-
-
-def _scaled_error(got, ref) -> float:
-    g, r = list(_flat(got)), list(_flat(ref))
-    assert len(g) == len(r)
-    assert [math.isfinite(a) for a in g] == [math.isfinite(b) for b in r]
-    pairs = [(a, b) for a, b in zip(g, r) if math.isfinite(a) and math.isfinite(b)]
-    scale = max((abs(b) for _, b in pairs), default=0.0) or 1.0
-    return max((abs(a - b) / scale for a, b in pairs), default=0.0)
-
-
 def test_gradients_agree_with_upstream():
     ours, upstream = run_json(OURS, CASES), run_json(UPSTREAM, CASES)
     assert ours.keys() == upstream.keys()
@@ -216,9 +195,9 @@ def test_gradients_agree_with_upstream():
             if mine[:2] != theirs32[:2]:
                 failures[name + " " + part] = ("dtype or shape", mine[:2], theirs32[:2])
                 continue
-            own = _scaled_error(theirs32[2], theirs64[2])
-            err = _scaled_error(mine[2], theirs64[2])
-            if err > max(own, FLOOR):
+            own = scaled_error(theirs32[2], theirs64[2])
+            err = scaled_error(mine[2], theirs64[2])
+            if err > max(own, FLOAT32_FLOOR):
                 failures[name + " " + part] = (err, own)
     assert not failures, failures
     # not vacuous: complex gradients reached complex leaves, real ones real leaves

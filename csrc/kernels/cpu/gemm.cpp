@@ -207,27 +207,19 @@ TN_GEMM_BATCHED(cfloat)
 TN_GEMM_BATCHED(cdouble)
 #undef TN_GEMM_BATCHED
 
-template void gemm<uint8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, uint8_t*, GemmScale,
-                            GemmScale);
-template void gemm<int8_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int8_t*, GemmScale,
-                            GemmScale);
-template void gemm<int16_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int16_t*, GemmScale,
-                            GemmScale);
-template void gemm<int32_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int32_t*, GemmScale,
-                            GemmScale);
-template void gemm<int64_t>(int64_t, int64_t, int64_t, MatRef, MatRef, int64_t*, GemmScale,
-                            GemmScale);
-template void gemm<Half>(int64_t, int64_t, int64_t, MatRef, MatRef, Half*, GemmScale,
-                            GemmScale);
-template void gemm<BFloat16>(int64_t, int64_t, int64_t, MatRef, MatRef, BFloat16*, GemmScale,
-                            GemmScale);
-template void gemm<float>(int64_t, int64_t, int64_t, MatRef, MatRef, float*, GemmScale,
-                            GemmScale);
-template void gemm<double>(int64_t, int64_t, int64_t, MatRef, MatRef, double*, GemmScale,
-                            GemmScale);
-template void gemm<cfloat>(int64_t, int64_t, int64_t, MatRef, MatRef, cfloat*, GemmScale,
-                            GemmScale);
-template void gemm<cdouble>(int64_t, int64_t, int64_t, MatRef, MatRef, cdouble*, GemmScale,
-                            GemmScale);
+#define TN_GEMM(T) \
+  template void gemm<T>(int64_t, int64_t, int64_t, MatRef, MatRef, T*, GemmScale, GemmScale);
+TN_GEMM(uint8_t)
+TN_GEMM(int8_t)
+TN_GEMM(int16_t)
+TN_GEMM(int32_t)
+TN_GEMM(int64_t)
+TN_GEMM(Half)
+TN_GEMM(BFloat16)
+TN_GEMM(float)
+TN_GEMM(double)
+TN_GEMM(cfloat)
+TN_GEMM(cdouble)
+#undef TN_GEMM
 
 }  // namespace tn
