@@ -481,14 +481,16 @@ void index_put(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::index_put", index_put);
 
-// broadcast_tensors(Tensor[] tensors) -> Tensor[]: each expanded to the common shape.
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]: each expanded to the common shape; one that
+// has it already is returned itself (upstream's expand_outplace borrows it).
 void broadcast_tensors(Call& c) {
   const std::vector<Tensor>& ts = c.tensor_list(0);
   Dims shape;
   for (const Tensor& x : ts) broadcast_into(shape, x->sizes());
   std::vector<Tensor> out;
   out.reserve(ts.size());
-  for (const Tensor& x : ts) out.push_back(call_tensor("aten::expand", {t(x), ints(shape)}));
+  for (const Tensor& x : ts)
+    out.push_back(x->sizes() == shape ? x : call_tensor("aten::expand", {t(x), ints(shape)}));
   c.ret(Value::of_tensors(std::move(out)));
 }
 TN_REGISTER_COMPOSITE("aten::broadcast_tensors", broadcast_tensors);
