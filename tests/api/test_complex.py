@@ -191,6 +191,7 @@ a = rand(67) * 2
 b = rand(67) + 0.5
 m1, m2 = rand(5, 7), rand(7, 3)
 bm1, bm2 = rand(4, 5, 6), rand(4, 6, 3)
+tri = rand(7, 7).triu() + 3 * torch.eye(7)
 r = torch.rand(67, dtype=torch.float64) * 3
 t = torch.randn(67, dtype=torch.float64) * 4
 cases = {
@@ -236,8 +237,13 @@ cases = {
     "addmm": lambda p: torch.addmm(p["m1"][:, :3], p["m1"], p["m2"], beta=0.5, alpha=2),
     "linear": lambda p: torch.nn.functional.linear(p["m1"], p["m2"].t()),
     "dot": lambda p: torch.dot(p["a"], p["b"]),
+    "solve_triangular": lambda p: torch.linalg.solve_triangular(p["tri"], p["m2"], upper=True),
+    "solve_triangular conj": lambda p: torch.linalg.solve_triangular(p["tri"].conj(), p["m2"],
+                                                                     upper=True),
+    "solve_triangular left=False": lambda p: torch.linalg.solve_triangular(
+        p["tri"].mT, p["m1"], upper=False, left=False),
 }
-wide = dict(a=a, b=b, m1=m1, m2=m2, bm1=bm1, bm2=bm2, r=r, t=t)
+wide = dict(a=a, b=b, m1=m1, m2=m2, bm1=bm1, bm2=bm2, r=r, t=t, tri=tri)
 narrow = {k: v.to(torch.complex64 if v.is_complex() else torch.float32) for k, v in wide.items()}
 for name, fn in cases.items():
     case(name + " |64", lambda: fn(narrow))

@@ -46,6 +46,8 @@ void load(Blas& b) {
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
   b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
+  b.ctrsm = symbol<decltype(b.ctrsm)>(lib, "cblas_ctrsm", path);
+  b.ztrsm = symbol<decltype(b.ztrsm)>(lib, "cblas_ztrsm", path);
   b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
   b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
   b.handle = lib;
@@ -86,9 +88,8 @@ void load(Blas& b) {
   b.ddot = symbol<decltype(b.ddot)>(lib, "cblas_ddot", path);
   b.strsm = symbol<decltype(b.strsm)>(lib, "cblas_strsm", path);
   b.dtrsm = symbol<decltype(b.dtrsm)>(lib, "cblas_dtrsm", path);
-  b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
-  b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
-  b.handle = lib;
+  b.ctrsm = symbol<decltype(b.ctrsm)>(lib, "cblas_ctrsm", path);
+  b.ztrsm = symbol<decltype(b.ztrsm)>(lib, "cblas_ztrsm", path);
   b.cgemm = symbol<decltype(b.cgemm)>(lib, "cblas_cgemm", path);
   b.zgemm = symbol<decltype(b.zgemm)>(lib, "cblas_zgemm", path);
   b.handle = lib;

@@ -40,6 +40,8 @@ struct Blas {
   // Triangular solves (upstream's linalg.solve_triangular calls ?trsm).
   decltype(&cblas_strsm) strsm;
   decltype(&cblas_dtrsm) dtrsm;
+  decltype(&cblas_ctrsm) ctrsm;  // complex64 / complex128 (alpha points to a complex)
+  decltype(&cblas_ztrsm) ztrsm;
   // complex64 / complex128 products (alpha, beta point to a complex of the operands' type).
   decltype(&cblas_cgemm) cgemm;
   decltype(&cblas_zgemm) zgemm;

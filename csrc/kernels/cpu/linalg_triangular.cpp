@@ -3,8 +3,9 @@
 // it (same library, same routine): batch dims broadcast, X laid out column-major per matrix
 // (upstream's result strides) holding a copy of B in A's dtype, and A passed as it lies where it
 // can be: a row-major A is the column-major A^T, solved with trans='T' and the triangle flipped;
-// any other layout is copied column-major first. X A = B is solved as A^T X^T = B^T. float32
-// and float64 (upstream's CPU kernel has no 16-bit or integer case).
+// any other layout is copied column-major first. X A = B is solved as A^T X^T = B^T. float32,
+// float64, complex64 and complex128 (upstream's CPU kernel has no 16-bit or integer case); a
+// conjugate A reaches here resolved (the Conjugate layer's fallback, complex_views.cpp).
 #include <algorithm>
 #include <vector>
 
@@ -86,6 +87,20 @@ Tensor solve_left(const Call& c, const Tensor& A0, const Tensor& B0, bool upper,
     for (int64_t b = 0; b < count; ++b)
       lib.strsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, 1.0f, a + a_off[b], ni,
                 x + x_off[b], ni);
+  } else if (A->dtype() == ScalarType::ComplexFloat) {
+    const cfloat one(1.0f);
+    const cfloat* a = data_of<cfloat>(A, key);
+    cfloat* x = data_of<cfloat>(X, key);
+    for (int64_t b = 0; b < count; ++b)
+      lib.ctrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &one, a + a_off[b], ni,
+                x + x_off[b], ni);
+  } else if (A->dtype() == ScalarType::ComplexDouble) {
+    const cdouble one(1.0);
+    const cdouble* a = data_of<cdouble>(A, key);
+    cdouble* x = data_of<cdouble>(X, key);
+    for (int64_t b = 0; b < count; ++b)
+      lib.ztrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &one, a + a_off[b], ni,
+                x + x_off[b], ni);
   } else {
     const double* a = data_of<double>(A, key);
     double* x = data_of<double>(X, key);
@@ -111,7 +126,9 @@ Tensor solve(const Call& c, const Tensor& A, const Tensor& B, bool upper, bool l
     TN_CHECK(ar == bc, name, ": Incompatible shapes of A and B for the equation XA = B (", ar,
              "x", ac, " and ", br, "x", bc, ")");
   const ScalarType dt = A->dtype();
-  TN_CHECK_KIND(dt == ScalarType::Float || dt == ScalarType::Double, NotImplemented,
+  TN_CHECK_KIND(dt == ScalarType::Float || dt == ScalarType::Double ||
+                    dt == ScalarType::ComplexFloat || dt == ScalarType::ComplexDouble,
+                NotImplemented,
                 "\"triangular_solve_cpu\" not implemented for '", c10_dtype_name(dt), "'");
   if (left) return solve_left(c, A, B, upper, unit);
   // X A = B  <=>  A^T X^T = B^T, then X laid out column-major as upstream returns it.
