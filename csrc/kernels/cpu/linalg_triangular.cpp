@@ -81,32 +81,35 @@ Tensor solve_left(const Call& c, const Tensor& A0, const Tensor& B0, bool upper,
   }
   const Blas& lib = blas();
   const int ni = static_cast<int>(n), ki = static_cast<int>(k);
-  if (A->dtype() == ScalarType::Float) {
-    const float* a = data_of<float>(A, key);
-    float* x = data_of<float>(X, key);
-    for (int64_t b = 0; b < count; ++b)
-      lib.strsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, 1.0f, a + a_off[b], ni,
-                x + x_off[b], ni);
-  } else if (A->dtype() == ScalarType::ComplexFloat) {
-    const cfloat one(1.0f);
-    const cfloat* a = data_of<cfloat>(A, key);
-    cfloat* x = data_of<cfloat>(X, key);
-    for (int64_t b = 0; b < count; ++b)
-      lib.ctrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &one, a + a_off[b], ni,
-                x + x_off[b], ni);
-  } else if (A->dtype() == ScalarType::ComplexDouble) {
-    const cdouble one(1.0);
-    const cdouble* a = data_of<cdouble>(A, key);
-    cdouble* x = data_of<cdouble>(X, key);
-    for (int64_t b = 0; b < count; ++b)
-      lib.ztrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &one, a + a_off[b], ni,
-                x + x_off[b], ni);
-  } else {
-    const double* a = data_of<double>(A, key);
-    double* x = data_of<double>(X, key);
-    for (int64_t b = 0; b < count; ++b)
-      lib.dtrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, 1.0, a + a_off[b], ni,
-                x + x_off[b], ni);
+  // One walk over the batch for each dtype's ?trsm (the complex ones take alpha by pointer).
+  auto each = [&](auto zero, auto&& trsm) {
+    using T = decltype(zero);
+    const T* a = data_of<T>(A, key);
+    T* x = data_of<T>(X, key);
+    for (int64_t b = 0; b < count; ++b) trsm(a + a_off[b], x + x_off[b]);
+  };
+  const cfloat c1(1.0f);
+  const cdouble z1(1.0);
+  switch (A->dtype()) {
+    case ScalarType::Float:
+      each(float{}, [&](const float* a, float* x) {
+        lib.strsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, 1.0f, a, ni, x, ni);
+      });
+      break;
+    case ScalarType::ComplexFloat:
+      each(cfloat{}, [&](const cfloat* a, cfloat* x) {
+        lib.ctrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &c1, a, ni, x, ni);
+      });
+      break;
+    case ScalarType::ComplexDouble:
+      each(cdouble{}, [&](const cdouble* a, cdouble* x) {
+        lib.ztrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, &z1, a, ni, x, ni);
+      });
+      break;
+    default:
+      each(double{}, [&](const double* a, double* x) {
+        lib.dtrsm(CblasColMajor, CblasLeft, uplo, op, diag, ni, ki, 1.0, a, ni, x, ni);
+      });
   }
   return X;
 }
