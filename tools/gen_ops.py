@@ -259,6 +259,10 @@ def differentiable_ops(derivatives: Path) -> dict[str, bool]:
         key = entry["name"].split("(", 1)[0]
         flags = entry.get("output_differentiability")
         out[key] = any(flags) if flags else True
+    # A view_copy op (diagonal_copy, permute_copy) is differentiated by its view's formula.
+    for key, diff in list(out.items()):
+        base, dot, overload = key.partition(".")
+        out.setdefault(f"{base}_copy{dot}{overload}", diff)
     return out
 
 

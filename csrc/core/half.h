@@ -3,6 +3,7 @@
 // as upstream's CPU kernels do. Pure C++.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 
@@ -68,6 +69,22 @@ struct Half {
       return sign ? -v : v;
     }
     return bits_float(sign | ((exp + 112U) << 23) | (mant << 13));
+  }
+};
+
+// complex32: two float16 values, real first (c10::complex<c10::Half>'s layout). Like Half it
+// is a storage type: kernels compute it as std::complex<float> (acc_t) and round each part back,
+// as upstream's complex<Half> operators do.
+struct ComplexHalf {
+  using value_type = Half;
+  Half re, im;
+  ComplexHalf() = default;
+  ComplexHalf(Half r, Half i) : re(r), im(i) {}
+  ComplexHalf(const std::complex<float>& z) : re(z.real()), im(z.imag()) {}  // NOLINT
+  Half real() const { return re; }
+  Half imag() const { return im; }
+  operator std::complex<float>() const {  // NOLINT: exact, as Half -> float
+    return {static_cast<float>(re), static_cast<float>(im)};
   }
 };
 

@@ -1,5 +1,5 @@
 // The dtype table: one X-macro row per dtype torchnative knows; everything else expands from it.
-// Pure C++ (no Python). Dtypes named here but not computable (complex32, fp8, quantized) are kept
+// Pure C++ (no Python). Dtypes named here but not computable (fp8, quantized, the unsigned and sub-byte ones) are kept
 // so that torch.<name> exists, and flagged `supported = false` so kernels refuse them by name.
 #pragma once
 
@@ -20,7 +20,7 @@ namespace tn {
   X(Half, float16, 2, true, false, true, true, "HalfTensor", "f16")       \
   X(Float, float32, 4, true, false, true, true, "FloatTensor", "f32")     \
   X(Double, float64, 8, true, false, true, true, "DoubleTensor", "f64")   \
-  X(ComplexHalf, complex32, 4, false, true, true, false, "", "c32")       \
+  X(ComplexHalf, complex32, 4, false, true, true, true, "", "c32")        \
   X(ComplexFloat, complex64, 8, false, true, true, true, "", "c64")       \
   X(ComplexDouble, complex128, 16, false, true, true, true, "", "c128")    \
   X(Bool, bool, 1, false, false, false, true, "BoolTensor", "b8")        \

@@ -39,6 +39,8 @@ using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
 template <typename T> struct IsComplex : std::false_type {};
 template <typename R> struct IsComplex<std::complex<R>> : std::true_type {};
+template <> struct IsComplex<ComplexHalf> : std::true_type {};
+using chalf = ComplexHalf;
 template <typename T> constexpr bool is_complex_v = IsComplex<T>::value;
 
 // dispatch_dtype with complex64 and complex128 too, for kernels written for them.
@@ -51,10 +53,23 @@ void dispatch_dtype_complex(ScalarType t, const std::string& op_key, F&& f) {
   }
 }
 
+// dispatch_dtype_complex with complex32 too (core/half.h's ComplexHalf), for the kernels that
+// upstream runs on it: copies, fills, indexing, and the elementwise ops that compute it in
+// complex<float>.
+template <typename F>
+void dispatch_dtype_complex32(ScalarType t, const std::string& op_key, F&& f) {
+  if (t == ScalarType::ComplexHalf) {
+    f(chalf{});
+    return;
+  }
+  dispatch_dtype_complex(t, op_key, f);
+}
+
 // The arithmetic type a kernel computes a T in: float for the 16-bit floats, T otherwise.
 template <typename T> struct Acc { using type = T; };
 template <> struct Acc<Half> { using type = float; };
 template <> struct Acc<BFloat16> { using type = float; };
+template <> struct Acc<ComplexHalf> { using type = cfloat; };
 template <typename T> using acc_t = typename Acc<T>::type;
 
 }  // namespace tn

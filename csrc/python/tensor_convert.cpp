@@ -207,8 +207,8 @@ PyObject* m_type(PyObject* self, PyObject* args, PyObject* kwargs) {
     return nullptr;
   TensorImpl* impl = impl_of(self);
   if (!dtype || dtype == Py_None) {
-    const char* legacy = info(impl->dtype()).legacy_name;
-    return PyUnicode_FromFormat("torch.%s", legacy[0] ? legacy : name(impl->dtype()));
+    // Upstream's type_to_string: the c10 name and "Tensor", for every dtype.
+    return PyUnicode_FromFormat("torch.%sTensor", enum_name(impl->dtype()));
   }
   Target t;
   if (is_dtype(dtype)) {
@@ -219,8 +219,7 @@ PyObject* m_type(PyObject* self, PyObject* args, PyObject* kwargs) {
     bool found = false;
     for (int k = 0; k < static_cast<int>(ScalarType::NumOptions) && !found; ++k) {
       const ScalarType st = static_cast<ScalarType>(k);
-      const char* legacy = info(st).legacy_name;
-      if (legacy[0] && want == std::string("torch.") + legacy) {
+      if (want == std::string("torch.") + enum_name(st) + "Tensor") {
         t.dtype = st;
         found = true;
       }

@@ -170,6 +170,10 @@ PyObject* element(TensorImpl* t, int64_t offset) {
       const double* z = reinterpret_cast<const double*>(base);
       return PyComplex_FromDoubles(z[0], z[1]);
     }
+    case ScalarType::ComplexHalf: {
+      const Half* z = reinterpret_cast<const Half*>(base);
+      return PyComplex_FromDoubles(static_cast<float>(z[0]), static_cast<float>(z[1]));
+    }
     default:
       PyErr_Format(PyExc_NotImplementedError,
                    "reading elements of dtype %s is not implemented by torchnative",

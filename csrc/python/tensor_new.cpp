@@ -13,6 +13,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
+#include "python/binder.h"
 #include "python/device.h"
 #include "python/dtype.h"
 #include "python/errors.h"
@@ -299,6 +300,16 @@ Tensor from_nested(PyObject* data, std::optional<ScalarType> dtype) {
       for (size_t k = 0; k < tmp.size(); ++k) h[k] = Half(static_cast<float>(tmp[k]));
       break;
     }
+    case ScalarType::ComplexHalf: {
+      // Through complex<double> then complex<float>, as upstream: each part rounds to float first.
+      std::vector<cdouble> tmp(r->numel());
+      cdouble* q = tmp.data();
+      fill_from(data, q);
+      auto* h = static_cast<chalf*>(p);
+      for (size_t k = 0; k < tmp.size(); ++k)
+        h[k] = chalf(Half(static_cast<float>(tmp[k].real())), Half(static_cast<float>(tmp[k].imag())));
+      break;
+    }
     case ScalarType::BFloat16: {
       std::vector<double> tmp(r->numel());
       double* q = tmp.data();
@@ -422,7 +433,8 @@ PyObject* finish(Tensor t, const Options& o) {
              "Only Tensors of floating point and complex dtype can require gradients");
     t->set_requires_grad(true);
   }
-  return wrap_tensor(t);
+  // Warnings the core queued while building it (complex32's "experimental" note).
+  return emit_kernel_warnings(wrap_tensor(t));
 }
 
 // torch.tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)

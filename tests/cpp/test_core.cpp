@@ -78,7 +78,8 @@ TEST(Core, DtypeTableKeepsBoolApartFromUint8) {
   EXPECT_EQ(itemsize(ScalarType::BFloat16), 2);
   EXPECT_TRUE(is_floating(ScalarType::BFloat16));
   EXPECT_TRUE(info(ScalarType::ComplexFloat).supported);
-  EXPECT_FALSE(info(ScalarType::ComplexHalf).supported);  // complex32 is refused by name
+  EXPECT_TRUE(info(ScalarType::ComplexHalf).supported);  // computed as complex<float>
+  EXPECT_FALSE(info(ScalarType::Float8_e4m3fn).supported);  // fp8 is refused by name
   EXPECT_TRUE(is_integral(ScalarType::Bool, true));
   EXPECT_FALSE(is_integral(ScalarType::Bool, false));
 }

@@ -17,8 +17,8 @@ import numpy as np
 
 # The dtypes our core has (ARCHITECTURE.md); other dtypes are still named, for refusals.
 OUR_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-              "float32", "float64", "complex64", "complex128")
-FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+              "float32", "float64", "complex32", "complex64", "complex128")
+FLOATING = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128")
 COMPLEX = ("complex32", "complex64", "complex128")
 WIDEST = ("float64", "complex128")  # the dtypes drawn without a wider rerun
 MARK = "\x00"  # key of a dict that stands for a non-builtin object (kwargs never use it)

@@ -294,7 +294,7 @@ def mark_random(case: dict, fn) -> None:
     would draw other ones, so such a case is judged against upstream's result of the same call
     (report.context_for). Entries that wrap their call in the test suite's wrapper_set_seed
     re-seed inside, so this is asked of each case's own call, not of the entry's."""
-    if case["dtype"] not in ("float16", "bfloat16", "float32", "complex64") or \
+    if case["dtype"] not in ("float16", "bfloat16", "float32", "complex32", "complex64") or \
             not case["upstream"]["ok"]:
         return
     again = run_call(fn, case["state"], case["args"], case["kwargs"], case["seed"] + 1)

@@ -111,8 +111,10 @@ TN_COMPLEX_READY("aten::alias", "aten::t", "aten::transpose.int", "aten::transpo
                  "aten::index_put", "aten::_index_put_impl_", "aten::masked_select",
                  "aten::masked_fill.Scalar", "aten::masked_fill.Tensor", "aten::constant_pad_nd",
                  "aten::gather", "aten::as_strided", "aten::as_strided_", "aten::unsqueeze_",
-                 "aten::t_", "aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::cumsum", "aten::scatter.src",
-                 "aten::scatter.value", "aten::scatter_add", "aten::index_add");
+                 "aten::t_", "aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims",
+                 "aten::cumsum", "aten::scatter.src",
+                 "aten::scatter.value", "aten::scatter_add", "aten::index_add",
+                 "aten::diag_embed", "aten::diagonal_copy");
 // The products (their formulas conjugate the other operand: helpers.h, shape_linalg.cpp,
 // shape_more.cpp).
 TN_COMPLEX_READY("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::mv",

@@ -77,6 +77,10 @@ Grads diagonal_backward(const Saved& s, const Grads& g) {
   ops::copy_(call_tensor("aten::diagonal", {V(z), s.arg(1), s.arg(2), s.arg(3)}), g[0]);
   return {z};
 }
+// diag_embed(self, offset, dim1, dim2): the gradient's diagonal, read back.
+Grads diag_embed_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::diagonal", {V(g[0]), s.arg(1), s.arg(2), s.arg(3)})};
+}
 // unfold(self, dimension, size, step): upstream's unfold_backward, each window's gradient
 // (the last dim of the gradient, moved back to `dimension`) added into its span of zeros.
 Grads unfold_backward(const Saved& s, const Grads& g) {
@@ -198,6 +202,10 @@ TN_REGISTER_DERIVATIVE("aten::roll", {"RollBackward0", {0}, {}, 0, roll_backward
 TN_REGISTER_DERIVATIVE("aten::tril", {"TrilBackward0", {0}, {}, 0, tril_backward});
 TN_REGISTER_DERIVATIVE("aten::triu", {"TriuBackward0", {0}, {}, 0, triu_backward});
 TN_REGISTER_DERIVATIVE("aten::diagonal", {"DiagonalBackward0", {0}, {}, 0, diagonal_backward});
+TN_REGISTER_DERIVATIVE("aten::diagonal_copy",
+                       {"DiagonalBackward0_copy", {0}, {}, 0, diagonal_backward});
+TN_REGISTER_DERIVATIVE("aten::diag_embed",
+                       {"DiagEmbedBackward0", {0}, {}, 0, diag_embed_backward});
 TN_REGISTER_DERIVATIVE("aten::unfold", {"UnfoldBackward0", {0}, {}, 0, unfold_backward});
 TN_REGISTER_DERIVATIVE("aten::index_select",
                        {"IndexSelectBackward0", {0}, {{2}}, 0, index_select_backward});

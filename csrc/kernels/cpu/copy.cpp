@@ -67,9 +67,9 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
     static std::once_flag once;  // upstream's TORCH_WARN_ONCE
     std::call_once(once, [] { warn("Casting complex values to real discards the imaginary part"); });
   }
-  dispatch_dtype_complex(dst->dtype(), key, [&](auto dz) {
+  dispatch_dtype_complex32(dst->dtype(), key, [&](auto dz) {
     using D = decltype(dz);
-    dispatch_dtype_complex(src->dtype(), key, [&](auto sz) {
+    dispatch_dtype_complex32(src->dtype(), key, [&](auto sz) {
       using S = decltype(sz);
       D* dp = reinterpret_cast<D*>(d);
       const S* sp = reinterpret_cast<const S*>(s);
@@ -83,7 +83,7 @@ Scalar item_cpu(const Tensor& t, const char* key) {
   TN_CHECK(t->numel() == 1, "a Tensor with ", t->numel(),
            " elements cannot be converted to Scalar");
   Scalar out;
-  dispatch_dtype_complex(t->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex32(t->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T v = *static_cast<const T*>(t->dense_cpu_data(key));
     if constexpr (is_complex_v<T>) {
@@ -149,7 +149,7 @@ void apply_math_bits(const Tensor& self, bool conj, bool neg) {
   if (!conj && !neg) return;
   char* base = static_cast<char*>(self->dense_cpu_data("aten::copy_")) -
                self->storage_offset() * self->itemsize();
-  dispatch_dtype_complex(self->dtype(), "aten::copy_ (math bits)", [&](auto zero) {
+  dispatch_dtype_complex32(self->dtype(), "aten::copy_ (math bits)", [&](auto zero) {
     using T = decltype(zero);
     T* data = reinterpret_cast<T*>(base);
     for_each_offset(self->sizes(), self->strides(), self->storage_offset(), [&](int64_t off) {
@@ -198,7 +198,7 @@ void local_scalar_dense_cpu(Call& c) {
   // The first element, as upstream's kernel reads it (item() checks that there is one only).
   const Tensor& t = c.tensor(0);
   TN_CHECK(t->numel() > 0, "_local_scalar_dense: Empty tensor not supported");
-  dispatch_dtype_complex(t->dtype(), c.key(), [&](auto zero) {
+  dispatch_dtype_complex32(t->dtype(), c.key(), [&](auto zero) {
     using T = decltype(zero);
     T v = *static_cast<const T*>(t->dense_cpu_data(c.key().c_str()));
     if constexpr (is_complex_v<T>)

@@ -309,7 +309,7 @@ void pow_tt_compute(EwIter& it, const Call&) { pow_tensor_tensor(it); }
 // Fills the output with v (pow's x ** 0 and 1 ** x).
 void fill_output(EwIter& it, int64_t v) {
   while (it.ntensors > 1) it.remove_operand(it.ntensors - 1);
-  ew_dispatch<kEwAllComplex>(it.dtype[0], "fill", [&](auto zero) {
+  ew_dispatch<kEwAllComplex | kEwComplexHalf>(it.dtype[0], "fill", [&](auto zero) {
     using T = decltype(zero);
     T value = ew_cast<T>(v);
     ew_run<T>(it, [=]() { return value; });
@@ -318,7 +318,7 @@ void fill_output(EwIter& it, int64_t v) {
 
 // Copies the operand into the output, in the computed dtype (pow's x ** 1).
 void copy_operand(EwIter& it) {
-  ew_dispatch<kEwAllComplex>(it.common, "copy", [&](auto zero) {
+  ew_dispatch<kEwAllComplex | kEwComplexHalf>(it.common, "copy", [&](auto zero) {
     using T = decltype(zero);
     ew_run<T, T>(it, [](acc_t<T> a) { return a; });
   });

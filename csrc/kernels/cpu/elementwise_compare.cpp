@@ -186,7 +186,7 @@ TN_REGISTER_ELEMENTWISE("aten::bitwise_not.out", kSameO, bitwise_not_compute);
 // --- where -------------------------------------------------------------------------------------
 
 void where_compute(EwIter& it, const Call&) {
-  ew_dispatch<kEwAllComplex>(it.common, "where_cpu", [&](auto zero) {
+  ew_dispatch<kEwAllComplex | kEwComplexHalf>(it.common, "where_cpu", [&](auto zero) {
     using T = decltype(zero);
     ew_run<T, bool, T, T>(it, [](bool c, acc_t<T> a, acc_t<T> b) { return c ? a : b; });
   });

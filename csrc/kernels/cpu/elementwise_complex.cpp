@@ -48,17 +48,54 @@ inline C creciprocal(C z) {
   return C(z.real() / n, -z.imag() / n);
 }
 
+// Runs f(C{}) for the loop's complex dtype. complex32 computes as complex<float> (C = cfloat,
+// each part rounded back to float16 as it is stored) in the kernels upstream runs on it; the
+// others pass half_name, upstream's kernel name, and refuse complex32 as upstream does:
+// NotImplementedError "\"exp_vml_cpu\" not implemented for 'ComplexHalf'".
 template <typename F>
-bool run_complex(EwIter& it, F&& f) {
+bool run_complex(EwIter& it, const char* half_name, F&& f) {
   if (!is_complex(it.common)) return false;
-  ew_dispatch<kEwComplex>(it.common, "complex", [&](auto zero) { f(zero); });
+  if (half_name != nullptr)
+    ew_dispatch<kEwComplex>(it.common, half_name, [&](auto zero) { f(zero); });
+  else
+    ew_dispatch<kEwComplex | kEwComplexHalf>(it.common, "complex", [&](auto zero) { f(zero); });
   return true;
+}
+
+// The kernels upstream runs complex32 through take nullptr: neg, conj, sgn.
+const char* half_refusal_name(CxUnary op) {
+  switch (op) {
+    case CxUnary::Neg: case CxUnary::Conj: case CxUnary::Sgn: return nullptr;
+    case CxUnary::Reciprocal: return "reciprocal_cpu";
+    case CxUnary::Exp: return "exp_vml_cpu";
+    case CxUnary::Log: return "log_vml_cpu";
+    case CxUnary::Log2: return "log2_vml_cpu";
+    case CxUnary::Log10: return "log10_vml_cpu";
+    case CxUnary::Sqrt: return "sqrt_vml_cpu";
+    case CxUnary::Rsqrt: return "rsqrt_cpu";
+    case CxUnary::Sin: return "sin_vml_cpu";
+    case CxUnary::Cos: return "cos_vml_cpu";
+    case CxUnary::Tan: return "tan_vml_cpu";
+    case CxUnary::Sinh: return "sinh_cpu";
+    case CxUnary::Cosh: return "cosh_cpu";
+    case CxUnary::Tanh: return "tanh_vml_cpu";
+    case CxUnary::Sigmoid: return "sigmoid_cpu";
+    case CxUnary::Square: return "pow";
+    case CxUnary::Exp2: return "exp2";
+    case CxUnary::Expm1: return "expm1_vml_cpu";
+    case CxUnary::Log1p: return "log1p_vml_cpu";
+    case CxUnary::Asin: return "asin_vml_cpu";
+    case CxUnary::Acos: return "acos_vml_cpu";
+    case CxUnary::Atan: return "atan_vml_cpu";
+    case CxUnary::Silu: return "silu_cpu";
+  }
+  return "complex";
 }
 
 }  // namespace
 
 bool cx_unary(EwIter& it, CxUnary op) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, half_refusal_name(op), [&](auto zero) {
     using C = decltype(zero);
     using R = typename C::value_type;
     switch (op) {
@@ -143,36 +180,57 @@ inline C clerp(C s, C e, C w) {
   return csub(e, cmul(d, csub(C(1), w)));
 }
 
+// complex32 through complex<Half>'s operators, as upstream's kernels compute it: the number
+// is rounded to complex32 first and every product and sum after it (a single operation
+// rounds once either way, so only the ops that chain several need this).
+inline cfloat round_half(cfloat z) {
+  return cfloat(static_cast<float>(Half(z.real())), static_cast<float>(Half(z.imag())));
+}
+
 bool cx_addcmul(EwIter& it, const Scalar& value) {
-  return run_complex(it, [&](auto zero) {
+  if (it.common == ScalarType::ComplexHalf) {
+    cfloat v = round_half(ew_scalar<cfloat>(value));
+    ew_run<cfloat, cfloat, cfloat, cfloat>(it, [=](cfloat s, cfloat a, cfloat b) {
+      return cadd(s, round_half(cmul(round_half(cmul(v, a)), b)));
+    });
+    return true;
+  }
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     C v = ew_scalar<C>(value);
     ew_run<C, C, C, C>(it, [=](C s, C a, C b) { return cadd(s, cmul(cmul(v, a), b)); });
   });
 }
 bool cx_addcdiv(EwIter& it, const Scalar& value) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "addcdiv_cpu_out", [&](auto zero) {
     using C = decltype(zero);
     C v = ew_scalar<C>(value);
     ew_run<C, C, C, C>(it, [=](C s, C a, C b) { return cadd(s, cdiv(cmul(v, a), b)); });
   });
 }
 bool cx_lerp(EwIter& it, const Scalar& weight) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "lerp_kernel_scalar", [&](auto zero) {
     using C = decltype(zero);
     C w = ew_scalar<C>(weight);
     ew_run<C, C, C>(it, [=](C s, C e) { return clerp(s, e, w); });
   });
 }
 bool cx_lerp_tensor(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "lerp_kernel_tensor", [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C, C>(it, [](C s, C e, C w) { return clerp(s, e, w); });
   });
 }
 
 bool cx_add(EwIter& it, const Scalar& alpha) {
-  return run_complex(it, [&](auto zero) {
+  if (it.common == ScalarType::ComplexHalf) {
+    cfloat al = round_half(ew_scalar<cfloat>(alpha));
+    ew_run<cfloat, cfloat, cfloat>(it, [=](cfloat a, cfloat b) {
+      return cadd(a, round_half(cmul(al, b)));
+    });
+    return true;
+  }
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     C al = ew_scalar<C>(alpha);
     ew_run<C, C, C>(it, [=](C a, C b) {
@@ -183,21 +241,21 @@ bool cx_add(EwIter& it, const Scalar& alpha) {
 }
 
 bool cx_mul(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C>(it, [](C a, C b) { return cmul(a, b); });
   });
 }
 
 bool cx_div(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "div_cpu", [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C>(it, [](C a, C b) { return cdiv(a, b); });
   });
 }
 
 bool cx_pow(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "pow", [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C>(it, [](C a, C b) { return std::pow(a, b); });
   });
@@ -205,11 +263,13 @@ bool cx_pow(EwIter& it) {
 
 bool cx_pow_scalar(EwIter& it, const Scalar& exponent) {
   if (!is_complex(it.common)) return false;
+  TN_CHECK_KIND(it.common != ScalarType::ComplexHalf, NotImplemented,
+                "\"pow\" not implemented for 'ComplexHalf'");
   double re = exponent.to_double(), im = exponent.imag();
   if (im == 0 && re == 0.5) return cx_unary(it, CxUnary::Sqrt);
   if (im == 0 && re == -0.5) return cx_unary(it, CxUnary::Rsqrt);
   if (im == 0 && re == -1.0) return cx_unary(it, CxUnary::Reciprocal);
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "pow", [&](auto zero) {
     using C = decltype(zero);
     if (im == 0 && re == 2.0) return ew_run<C, C>(it, [](C a) { return cmul(a, a); });
     if (im == 0 && re == 3.0) return ew_run<C, C>(it, [](C a) { return cmul(cmul(a, a), a); });
@@ -221,7 +281,7 @@ bool cx_pow_scalar(EwIter& it, const Scalar& exponent) {
 }
 
 bool cx_abs(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     using R = typename C::value_type;
     ew_run<R, C>(it, [](C a) { return std::abs(a); });
@@ -229,7 +289,7 @@ bool cx_abs(EwIter& it) {
 }
 
 bool cx_angle(EwIter& it) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, "angle_cpu", [&](auto zero) {
     using C = decltype(zero);
     using R = typename C::value_type;
     ew_run<R, C>(it, [](C a) { return std::atan2(a.imag(), a.real()); });
@@ -237,7 +297,7 @@ bool cx_angle(EwIter& it) {
 }
 
 bool cx_eq(EwIter& it, bool equal) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     ew_run<bool, C, C>(it, [=](C a, C b) {
       return (a.real() == b.real() && a.imag() == b.imag()) == equal;
@@ -246,7 +306,7 @@ bool cx_eq(EwIter& it, bool equal) {
 }
 
 bool cx_predicate(EwIter& it, CxPredicate p) {
-  return run_complex(it, [&](auto zero) {
+  return run_complex(it, nullptr, [&](auto zero) {
     using C = decltype(zero);
     switch (p) {
       case CxPredicate::IsNan:
@@ -340,12 +400,14 @@ constexpr EwRule kParts = parts_rule(V::Functional);
 constexpr EwRule kPartsO = parts_rule(V::Out);
 
 void complex_compute(EwIter& it, const Call&) {
-  ew_dispatch<kEwComplex>(it.common, "complex_cpu", [&](auto zero) {
+  ew_dispatch<kEwComplex | kEwComplexHalf>(it.common, "complex_cpu", [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C>(it, [](C re, C im) { return C(re.real(), im.real()); });
   });
 }
 void polar_compute(EwIter& it, const Call&) {
+  TN_CHECK_KIND(it.common != ScalarType::ComplexHalf, NotImplemented,
+                "\"polar_cpu\" not implemented for 'Half'");  // upstream names the parts' dtype
   ew_dispatch<kEwComplex>(it.common, "polar_cpu", [&](auto zero) {
     using C = decltype(zero);
     ew_run<C, C, C>(it, [](C r, C t) {

@@ -14,6 +14,17 @@ namespace {
 // Number operand k (0-based) of the iteration: its value in the iteration's own slot.
 void put_number(EwIter& it, int k, const Scalar& v) {
   char* slot = reinterpret_cast<char*>(&it.numbers[2 * k]);
+  if (it.common == ScalarType::ComplexHalf) {
+    // Upstream casts a number to the loop's complex32 before computing (each part rounded
+    // through float to float16), so the loop reads it back rounded.
+    double im = v.is_complex() ? v.im : 0.0;
+    double re = v.is_floating() || v.is_complex() ? v.d : v.is_bool() ? v.b : double(v.i);
+    chalf z(Half(static_cast<float>(re)), Half(static_cast<float>(im)));
+    std::memcpy(slot, &z, sizeof(z));
+    it.data[k + 1] = slot;
+    it.dtype[k + 1] = ScalarType::ComplexHalf;
+    return;
+  }
   if (v.is_complex()) {
     std::memcpy(slot, &v.d, sizeof(double));
     std::memcpy(slot + sizeof(double), &v.im, sizeof(double));
@@ -97,6 +108,18 @@ void ew_iter_init(EwIter& it, const EwSpec& s, const Tensor& out, const char* op
     const TensorImpl& t = *op.tensor;
     it.data[k + 1] = static_cast<char*>(t.dense_cpu_data(op_key));
     it.dtype[k + 1] = t.dtype();
+    if (it.common == ScalarType::ComplexHalf && t.numel() == 1 &&
+        t.dtype() != ScalarType::ComplexHalf && t.dtype() != ScalarType::Bool) {
+      // A one-element operand of a wider dtype (a wrapped Python number) is cast to the
+      // loop's complex32 first, as upstream's TensorIterator casts it: rounded once more.
+      cfloat v;
+      ew_load<cfloat>(t.dtype(), it.data[k + 1], 0, &v, 1);
+      chalf z(v);
+      char* slot = reinterpret_cast<char*>(&it.numbers[2 * k]);
+      std::memcpy(slot, &z, sizeof(z));
+      it.data[k + 1] = slot;
+      it.dtype[k + 1] = ScalarType::ComplexHalf;
+    }
     size_t off = nd - t.dim();
     int64_t* st = fs(k + 1);
     for (int64_t i = 0; i < t.dim(); ++i)

@@ -27,8 +27,11 @@ namespace tn {
 
 // kEwAll is the real dtypes; an op that computes complex numbers adds kEwComplex (c10's
 // complex<float>/complex<double> have std::complex's layout, which the loops compute in).
+// kEwComplexHalf admits complex32, computed as complex<float> (its acc_t): the loop loads each
+// operand into complex<float> and rounds the result's parts back to float16 as it stores them.
 enum EwTypeSet : unsigned {
-  kEwBool = 1, kEwInts = 2, kEwFloats = 4, kEwAll = 7, kEwComplex = 8, kEwAllComplex = 15
+  kEwBool = 1, kEwInts = 2, kEwFloats = 4, kEwAll = 7, kEwComplex = 8, kEwAllComplex = 15,
+  kEwComplexHalf = 16
 };
 
 // Calls f(T{}) for the dtype t when t is in Set; otherwise refuses as upstream's AT_DISPATCH
@@ -53,6 +56,9 @@ void ew_dispatch(ScalarType t, const char* name, F&& f) {
       break;
     case ScalarType::ComplexDouble:
       if constexpr ((Set & kEwComplex) != 0) { f(cdouble{}); return; }
+      break;
+    case ScalarType::ComplexHalf:
+      if constexpr ((Set & kEwComplexHalf) != 0) { f(cfloat{}); return; }
       break;
     default: break;
   }
@@ -132,7 +138,7 @@ inline T ew_scalar(const Scalar& s) {
 // m elements of dtype `src` at p (byte stride) -> dst.
 template <typename T>
 void ew_load(ScalarType src, const char* p, int64_t stride, T* dst, int64_t m) {
-  dispatch_dtype_complex(src, "elementwise load", [&](auto zero) {
+  dispatch_dtype_complex32(src, "elementwise load", [&](auto zero) {
     using S = decltype(zero);
     for (int64_t i = 0; i < m; ++i)
       dst[i] = ew_cast<T>(*reinterpret_cast<const S*>(p + i * stride));
@@ -142,7 +148,7 @@ void ew_load(ScalarType src, const char* p, int64_t stride, T* dst, int64_t m) {
 // m elements of src -> dtype `dst` at p (byte stride).
 template <typename T>
 void ew_store(const T* src, ScalarType dst, char* p, int64_t stride, int64_t m) {
-  dispatch_dtype_complex(dst, "elementwise store", [&](auto zero) {
+  dispatch_dtype_complex32(dst, "elementwise store", [&](auto zero) {
     using D = decltype(zero);
     for (int64_t i = 0; i < m; ++i) *reinterpret_cast<D*>(p + i * stride) = ew_cast<D>(src[i]);
   });

@@ -61,7 +61,7 @@ TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
 
 // Writes v into every element of t (any strides).
 void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
-  dispatch_dtype_complex(t->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex32(t->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     T value = scalar_to<T>(v);  // copy.h: upstream's Scalar::to<T>
     T* data = static_cast<T*>(t->dense_cpu_data(key.c_str())) - t->storage_offset();

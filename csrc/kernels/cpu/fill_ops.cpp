@@ -25,7 +25,7 @@ void masked_fill_cpu(const Tensor& self, const Tensor& mask, Scalar value, const
   if (value.is_complex()) check_scalar_fits(value, self->dtype());
   Dims mstrides = masked_fill_mask_strides(self, mask);
   const bool* m = static_cast<const bool*>(mask->dense_cpu_data(key));
-  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T v = scalar_to<T>(value);
     T* p = static_cast<T*>(self->dense_cpu_data(key));
@@ -80,7 +80,7 @@ void tri_cpu(Call& c) {
   Dims bstrides(self->strides().begin(), self->strides().end() - 2);
   int64_t rows = self->size(nd - 2), cols = self->size(nd - 1);
   int64_t rs = self->stride(nd - 2), cs = self->stride(nd - 1);
-  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T* p = static_cast<T*>(self->dense_cpu_data(key));
     T zero = convert<T>(0);

@@ -11,6 +11,10 @@ namespace {
 // flip(Tensor self, int[] dims): a copy from a view with negated strides on the flipped dims.
 void flip(Call& c) {
   const Tensor& self = c.tensor(0);
+  // Upstream's CPU kernel has no complex32 case (its meta function does not look).
+  TN_CHECK_KIND(self->dtype() != ScalarType::ComplexHalf ||
+                    self->representation() != Representation::DenseCPU,
+                NotImplemented, "\"flip_cpu\" not implemented for 'ComplexHalf'");
   Dims sizes = self->sizes(), strides = self->strides();
   int64_t offset = self->storage_offset();
   std::vector<bool> seen(std::max<int64_t>(self->dim(), 1), false);

@@ -242,7 +242,7 @@ void index_cpu(Call& c) {
   IndexPlan p = plan_index(self, c.tensor_list(1), key);
   Tensor out = empty_tensor(p.result, self->dtype(), self->device());
   auto offs = gather_offsets(self, p, key);
-  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     const T* src = storage_base<T>(self, key);
     T* dst = static_cast<T*>(out->dense_cpu_data(key));
@@ -284,7 +284,7 @@ void index_put_cpu(Call& c) {
   IndexPlan p = plan_index(self, c.tensor_list(1), key);
   Dims vstrides = index_put_check(self, values, p);
   auto offs = gather_offsets(self, p, key);
-  dispatch_dtype_complex(self->dtype(), key, [&](auto z) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto z) {
     using T = decltype(z);
     T* dst = storage_base<T>(self, key);
     const T* src = static_cast<const T*>(values->dense_cpu_data(key));

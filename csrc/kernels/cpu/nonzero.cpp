@@ -18,12 +18,12 @@ using ops::t;
 
 // The row-major indices of every non-zero element of self, flattened (rows * ndim entries).
 std::vector<int64_t> nonzero_indices(const Tensor& self, const std::string& key, int64_t* rows) {
-  check_supported(self, key);
+  check_supported(self, key, /*allow_complex32=*/true);
   const int64_t nd = self->dim();
   std::vector<int64_t> out;
   Dims idx(static_cast<size_t>(nd), 0);
   *rows = 0;
-  dispatch_dtype_complex(self->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     const T* base = data_of<T>(self, key);
     const int64_t n = self->numel();
@@ -34,6 +34,8 @@ std::vector<int64_t> nonzero_indices(const Tensor& self, const std::string& key,
       bool nz;
       if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
         nz = static_cast<float>(v) != 0.f;  // NaN counts
+      else if constexpr (std::is_same_v<T, chalf>)
+        nz = static_cast<float>(v.real()) != 0.f || static_cast<float>(v.imag()) != 0.f;
       else
         nz = v != T(0);
       if (nz) {
@@ -101,6 +103,8 @@ void equal(Call& c) {
   TN_CHECK(a->device() == b->device(), "Cannot compare two tensors on different devices. Got: ",
            a->device().str(), " and ", b->device().str());
   if (a->sizes() != b->sizes()) return c.ret(Value::of_bool(false));
+  TN_CHECK_KIND(a->dtype() != ScalarType::ComplexHalf, NotImplemented,
+                "\"equal_notnan_cpu\" not implemented for 'ComplexHalf'");  // upstream's kernel
   Tensor same = call_tensor("aten::eq.Tensor", {t(a), t(b)});
   Tensor all = call_tensor("aten::all", {t(same)});
   c.ret(Value::of_bool(call("aten::_local_scalar_dense", {t(all)})[0].scalar.to_int() != 0));

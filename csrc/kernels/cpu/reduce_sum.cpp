@@ -98,6 +98,9 @@ void complex_prod_into(const Tensor& self, const ReduceArgs& a, const Tensor& ou
 // Folds each reduced slice of self (cast to out's dtype first, as upstream) into out.
 void fold_into(const Tensor& self, const ReduceArgs& a, const Tensor& out, Fold fold,
                const std::string& key) {
+  TN_CHECK_KIND(out->dtype() != ScalarType::ComplexHalf, NotImplemented, "\"",
+                fold == Fold::Prod ? "prod_out_cpu" : "sum_cpu",
+                "\" not implemented for 'ComplexHalf'");  // upstream's kernels have no case
   if (is_complex(out->dtype())) {
     // A complex sum or mean is that of the real and imaginary parts: the real views of input
     // and output, reduced over the same dims (the pair dim kept).
@@ -292,7 +295,7 @@ TN_REGISTER_COMPOSITE("aten::prod.int_out", dims_dtype_out<kProdDim>);
 template <bool IsAny, ReduceArgs (*Parse)(const Call&)>
 void logical_rule(Call& c) {
   const Tensor& self = c.tensor(0);
-  check_supported(self, c.key());
+  check_supported(self, c.key(), /*allow_complex32=*/true);
   ScalarType dt = self->dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   c.ret(alloc_reduced(self, Parse(c), dt));
 }
@@ -304,7 +307,7 @@ void logical_cpu(Call& c) {
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), Parse(c).dims));
   const std::string& key = c.key();
   std::vector<uint8_t> r(g.outer.size());
-  dispatch_dtype_complex(self->dtype(), key, [&](auto zero) {
+  dispatch_dtype_complex32(self->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     const T* x = data_of<T>(self, key);
     auto truth = [](T v) {

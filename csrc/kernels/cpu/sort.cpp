@@ -59,8 +59,16 @@ Tensor new_like_strided(const Tensor& self, ScalarType dtype) {
 // --- sort -------------------------------------------------------------------------------------
 
 // sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False)
+// Upstream's CPU sort and topk refuse complex tensors with a RuntimeError (their meta
+// functions do not look); `what` names the op as its message does.
+void check_not_complex_on_cpu(const Tensor& self, const char* what) {
+  TN_CHECK(!is_complex(self->dtype()) || self->representation() != Representation::DenseCPU,
+           " ", what, " does not support complex dtypes on CPU");
+}
+
 void sort_rule(Call& c) {
   const Tensor& self = c.tensor(0);
+  check_not_complex_on_cpu(self, "Sort");
   check_supported(self, c.key());
   wrap_dim(c.to_int(2), self->dim());
   c.ret(new_like_strided(self, self->dtype()));
@@ -182,6 +190,7 @@ TN_REGISTER_COMPOSITE("aten::msort.out", msort_out);
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
 void topk_rule(Call& c) {
   const Tensor& self = c.tensor(0);
+  check_not_complex_on_cpu(self, "topk");
   check_supported(self, c.key());
   const int64_t k = c.to_int(1);
   const int64_t dim = wrap_dim(c.to_int(2), self->dim());

@@ -52,9 +52,11 @@ ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype) {
   return is_integral(in, true) ? ScalarType::Long : in;
 }
 
-void check_supported(const Tensor& t, const std::string& op) {
+void check_supported(const Tensor& t, const std::string& op, bool allow_complex32) {
   TN_CHECK_KIND(info(t->dtype()).supported, NotImplemented, op,
                 " has no kernel in torchnative for tensors of dtype ", name(t->dtype()));
+  TN_CHECK_KIND(allow_complex32 || t->dtype() != ScalarType::ComplexHalf, NotImplemented, "\"",
+                op, "\" not implemented for 'ComplexHalf'");
 }
 
 

@@ -24,7 +24,9 @@ Tensor new_on(const Tensor& like, const Dims& sizes, ScalarType dtype);
 // sum/prod/cumsum: integral and bool inputs accumulate in int64 unless dtype= says otherwise.
 ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype);
 // Refuses dtypes torchnative does not compute (complex, fp8, ...) by name.
-void check_supported(const Tensor& t, const std::string& op);
+// Also refuses complex32, which upstream's reductions, sorts and matmuls do not compute on the
+// CPU, unless the caller's kernel does (allow_complex32: nonzero).
+void check_supported(const Tensor& t, const std::string& op, bool allow_complex32 = false);
 // Broadcasts two shapes as upstream (RuntimeError naming the first mismatching dim).
 // A view of t expanded to sizes (stride 0 on broadcast dims); refuses sizes t cannot expand to,
 // in upstream's words.
