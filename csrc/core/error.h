@@ -8,7 +8,8 @@
 
 namespace tn {
 
-enum class ErrorKind { Runtime, Value, Type, Index, NotImplemented, OutOfMemory, Internal };
+// LinAlg: upstream's TORCH_CHECK_LINALG, torch.linalg.LinAlgError (a RuntimeError) in Python.
+enum class ErrorKind { Runtime, Value, Type, Index, NotImplemented, OutOfMemory, Internal, LinAlg };
 
 struct Error : std::runtime_error {
   ErrorKind kind;

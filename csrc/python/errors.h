@@ -15,8 +15,12 @@ struct PythonErrorSet : std::exception {
   const char* what() const noexcept override { return "a Python error is set"; }
 };
 
+// torch._C._LinAlgError (torch.linalg.LinAlgError), a subclass of RuntimeError: functions.cpp.
+PyObject* linalg_error_type();
+
 inline PyObject* python_type_for(ErrorKind kind) {
   switch (kind) {
+    case ErrorKind::LinAlg: return linalg_error_type();
     case ErrorKind::Value: return PyExc_ValueError;
     case ErrorKind::Type: return PyExc_TypeError;
     case ErrorKind::Index: return PyExc_IndexError;

@@ -9,6 +9,7 @@
 #include "kernels/cpu/blas_loader.h"
 #include "kernels/cpu/cpu_util.h"
 #include "python/device.h"
+#include "python/errors.h"
 #include "python/init.h"
 #include "python/tensor.h"
 
@@ -407,7 +408,17 @@ const char* const kAlsoInVariableFunctions[] = {
     "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled", "get_num_threads",
     "set_num_threads", "get_num_interop_threads", "set_num_interop_threads", "init_num_threads"};
 
+PyObject* linalg_error_type() {
+  static PyObject* type = PyErr_NewExceptionWithDoc(
+      "torch._C._LinAlgError",
+      "Error raised by torch.linalg function when the cause of error is a numerical "
+      "inconsistency in the data.", PyExc_RuntimeError, nullptr);
+  return type;
+}
+
 bool init_functions() {
+  PyObject* linalg_error = linalg_error_type();
+  if (!linalg_error || !add("torch._C", "_LinAlgError", Py_NewRef(linalg_error))) return false;
   for (PyMethodDef* d = kFunctions; d->ml_name; ++d)
     if (!add("torch._C", d->ml_name, make_builtin(*d, d->ml_name, nullptr))) return false;
   for (const char* n : kAlsoInVariableFunctions) {

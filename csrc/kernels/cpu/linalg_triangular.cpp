@@ -14,6 +14,7 @@
 #include "kernels/composite/shape_util.h"
 #include "kernels/cpu/blas_loader.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/linalg_util.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -22,20 +23,8 @@ namespace {
 
 using ops::t;
 
-Dims batch_of(const Tensor& x) { return Dims(x->sizes().begin(), x->sizes().end() - 2); }
-
-// Column-major strides for a batch of (r, c) matrices: (..., r * c, 1, r).
-Dims f_strides(const Dims& batch, int64_t r, int64_t c) {
-  Dims s(batch.size() + 2);
-  s[batch.size()] = 1;
-  s[batch.size() + 1] = std::max<int64_t>(r, 1);
-  int64_t step = std::max<int64_t>(r * c, 1);
-  for (size_t i = batch.size(); i-- > 0;) {
-    s[i] = step;
-    step *= std::max<int64_t>(batch[i], 1);
-  }
-  return s;
-}
+using linalg::batch_of;
+using linalg::matrix_strides;
 
 Tensor solve(const Call& c, const Tensor& A, const Tensor& B, bool upper, bool left, bool unit);
 
@@ -49,7 +38,7 @@ Tensor solve_left(const Call& c, const Tensor& A0, const Tensor& B0, bool upper,
   b_shape.insert(b_shape.end(), {n, k});
   Tensor A = call_tensor("aten::expand", {t(A0), ops::ints(a_shape), Value::of_bool(false)});
   Tensor B = call_tensor("aten::expand", {t(B0), ops::ints(b_shape), Value::of_bool(false)});
-  Tensor X = ops::empty_strided(b_shape, f_strides(batch, n, k), A0->dtype(), A0->device());
+  Tensor X = ops::empty_strided(b_shape, matrix_strides(b_shape, true), A0->dtype(), A0->device());
   ops::copy_(X, B);
   if (X->numel() == 0) return X;
   // A as it lies when each matrix is row-major (then it is A^T column-major) or column-major.
@@ -57,7 +46,7 @@ Tensor solve_left(const Call& c, const Tensor& A0, const Tensor& B0, bool upper,
   const bool row_major = A->stride(d - 1) == 1 && A->stride(d - 2) == n;
   const bool col_major = A->stride(d - 2) == 1 && A->stride(d - 1) == n;
   if (!row_major && !col_major) {
-    Tensor copy = ops::empty_strided(a_shape, f_strides(batch, n, n), A->dtype(), A->device());
+    Tensor copy = ops::empty_strided(a_shape, matrix_strides(a_shape, true), A->dtype(), A->device());
     ops::copy_(copy, A);
     A = copy;
   }
@@ -140,10 +129,8 @@ Tensor solve(const Call& c, const Tensor& A, const Tensor& B, bool upper, bool l
   };
   Tensor xt = solve_left(c, mt(A), mt(B), !upper, unit);
   Tensor x = mt(xt);
-  Dims batch = batch_of(x);
-  Tensor out = ops::empty_strided(x->sizes(), f_strides(batch, x->size(x->dim() - 2),
-                                                         x->size(x->dim() - 1)),
-                                  x->dtype(), x->device());
+  Tensor out = ops::empty_strided(x->sizes(), matrix_strides(x->sizes(), true), x->dtype(),
+                                  x->device());
   ops::copy_(out, x);
   return out;
 }

@@ -1,0 +1,409 @@
+// The LU family of upstream's linear algebra, on LAPACK's ?getrf and ?getrs called as upstream's
+// CPU kernels call them (lapack.h: the same oneMKL release, so the same bits):
+//   linalg_lu_factor_ex  LU (F-contiguous, factored in place), int32 1-based pivots and info
+//   linalg_lu_solve      A X = B from the factors; X A = B is solved as A^H X^H = B^H, and
+//                        `adjoint` becomes ?getrs' trans ('T', or 'C' for complex)
+//   _linalg_solve_ex     the LU of A, then the solve; B may be a vector or a batch of vectors
+//                        (NumPy's rule)
+//   linalg_inv_ex        the solve of A X = I
+//   _linalg_det          the pivots' permutation sign times the product of U's diagonal, from
+//                        the LU of A^T when A is a contiguous real tensor (as upstream)
+//   _linalg_slogdet      the same as a sign and the sum of log |U_ii|
+//   _linalg_check_errors upstream's messages for LAPACK's info codes (linalg_util.cpp)
+// float32, float64, complex64 and complex128, as upstream's CPU kernels; others refuse with its
+// message. Every kernel also runs on Meta (shapes, strides and dtypes only).
+#include <algorithm>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "kernels/composite/ops.h"
+#include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/lapack.h"
+#include "kernels/cpu/linalg_util.h"
+#include "kernels/rules/elementwise.h"
+
+namespace tn {
+namespace {
+
+using namespace linalg;
+using ops::i64;
+using ops::t;
+
+bool on_meta(const Tensor& x) { return x->representation() == Representation::Meta; }
+
+template <typename F>
+void dispatch_lapack(ScalarType dt, const char* name, F&& f) {
+  switch (dt) {
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    case ScalarType::ComplexFloat: f(cfloat{}); return;
+    case ScalarType::ComplexDouble: f(cdouble{}); return;
+    default:
+      TN_FAIL(NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(dt), "'");
+  }
+}
+
+Tensor mT(const Tensor& x) { return call_tensor("aten::transpose.int", {t(x), i64(-2), i64(-1)}); }
+// x.mH: the transpose, conjugated for complex tensors.
+Tensor mH(const Tensor& x) {
+  Tensor y = mT(x);
+  return is_complex(x->dtype()) ? call_tensor("aten::conj", {t(y)}) : y;
+}
+Tensor f_contiguous(const Tensor& x) {
+  if (mT(x)->is_contiguous()) return x;
+  Tensor y = ops::empty_strided(x->sizes(), matrix_strides(x->sizes(), true), x->dtype(),
+                                x->device());
+  ops::copy_(y, x);
+  return y;
+}
+
+// For each batch index of `out_batch` (row-major), the index into the batch `in_batch`
+// broadcasts to it (dims aligned on the right; size-1 dims repeat).
+std::vector<int64_t> broadcast_index(const Dims& in_batch, const Dims& out_batch) {
+  int64_t n = numel_of(out_batch);
+  std::vector<int64_t> idx(static_cast<size_t>(n), 0);
+  const size_t off = out_batch.size() - in_batch.size();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, j = 0, step = 1;
+    for (size_t d = out_batch.size(); d-- > 0;) {
+      int64_t pos = rest % out_batch[d];
+      rest /= out_batch[d];
+      if (d < off) continue;
+      int64_t size = in_batch[d - off];
+      if (size != 1) j += pos * step;
+      step *= size;
+    }
+    idx[static_cast<size_t>(i)] = j;
+  }
+  return idx;
+}
+
+// --- lu_factor -------------------------------------------------------------------------------
+
+struct LuFactors {
+  Tensor LU, pivots, info;
+};
+
+// linalg_lu_factor_ex's work: an F-contiguous copy of A, factored in place by ?getrf.
+LuFactors lu_factor(const Tensor& A, bool pivot) {
+  const Dims& sizes = A->sizes();
+  const int64_t m = sizes[sizes.size() - 2], n = sizes.back(), k = std::min(m, n);
+  Dims batch(sizes.begin(), sizes.end() - 2), psizes = batch;
+  psizes.push_back(k);
+  LuFactors f;
+  f.LU = ops::empty_strided(sizes, matrix_strides(sizes, true), A->dtype(), A->device());
+  f.pivots = ops::empty(psizes, ScalarType::Int, A->device());
+  f.info = ops::empty(batch, ScalarType::Int, A->device());
+  if (A->numel() == 0) {  // as upstream: info zeroed, nothing else looked at
+    call("aten::zero_", {t(f.info)});
+    return f;
+  }
+  ops::copy_(f.LU, A);
+  dispatch_lapack(A->dtype(), "lu_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    TN_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+    if (on_meta(A)) return;
+    const char* key = "aten::linalg_lu_factor_ex";
+    T* a = data_of<T>(f.LU, key);
+    int32_t* piv = data_of<int32_t>(f.pivots, key);
+    int32_t* info = data_of<int32_t>(f.info, key);
+    const int64_t count = batch_count(A);
+    for (int64_t b = 0; b < count; ++b)
+      lapack::getrf<T>(static_cast<int>(m), static_cast<int>(n), a + b * m * n,
+                       static_cast<int>(std::max<int64_t>(m, 1)), piv + b * k, info + b);
+  });
+  return f;
+}
+
+void check_lu_factor_input(const Tensor& A) {
+  TN_CHECK(A->dim() >= 2, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ",
+           dims_str(A->sizes()), " instead");
+}
+
+// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False)
+//   -> (Tensor LU, Tensor pivots, Tensor info)
+void lu_factor_ex(Call& c) {
+  const Tensor& A = c.tensor(0);
+  check_lu_factor_input(A);
+  LuFactors f = lu_factor(A, c.to_bool(1));
+  if (c.to_bool(2)) check_errors(f.info, "torch.linalg.lu_factor_ex", A->dim() == 2);
+  c.ret(f.LU);
+  c.ret(f.pivots);
+  c.ret(f.info);
+}
+void lu_factor_ex_out(Call& c) {
+  const Tensor& A = c.tensor(0);
+  check_lu_factor_input(A);
+  LuFactors f = lu_factor(A, c.to_bool(1));
+  if (c.to_bool(2)) check_errors(f.info, "torch.linalg.lu_factor_ex", A->dim() == 2);
+  c.ret(ops::write_out(c.tensor(3), f.LU, c.key()));
+  c.ret(ops::write_out(c.tensor(4), f.pivots, c.key()));
+  c.ret(ops::write_out(c.tensor(5), f.info, c.key()));
+}
+
+// --- lu_solve --------------------------------------------------------------------------------
+
+// linalg_lu_solve's checks (its meta function), in upstream's order.
+void check_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left) {
+  check_floating_or_complex(LU, "torch.linalg.lu_solve");
+  TN_CHECK(LU->dtype() == B->dtype(), "linalg.lu_solve: Expected LU and B to have the same dtype, "
+           "but found LU of type ", c10_dtype_name(LU->dtype()), " and B of type ",
+           c10_dtype_name(B->dtype()), " instead");
+  TN_CHECK(pivots->dtype() == ScalarType::Int,
+           "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32");
+  check_square(LU, "torch.linalg.lu_solve");
+  check_solver_inputs(LU, B, left, "linalg.lu_solve");
+  TN_CHECK_KIND(pivots->dim() > 0, Index, "Dimension specified as -1 but tensor has no dimensions");
+  TN_CHECK(LU->size(LU->dim() - 1) == pivots->size(pivots->dim() - 1),
+           "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the "
+           "matrix");
+  Dims front(LU->sizes().begin(), LU->sizes().end() - 1);
+  TN_CHECK(front == pivots->sizes(), "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to "
+           "be the same, but got pivots with shape ", dims_str(pivots->sizes()), " instead");
+}
+
+// X with A X = B (left) or X A = B, from A's factors; X's strides are upstream's (column-major
+// matrices when left, row-major otherwise).
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  Dims batch = broadcast_shapes(batch_of(B), batch_of(LU));
+  Dims shape = batch;
+  shape.push_back(B->size(B->dim() - 2));
+  shape.push_back(B->size(B->dim() - 1));
+  Tensor result = ops::empty_strided(shape, matrix_strides(shape, left), B->dtype(), B->device());
+  if (result->numel() == 0) return result;
+  // X A = B is A^H X^H = B^H: solved into result's transpose (column-major), adjoint flipped.
+  if (!left) adjoint = !adjoint;
+  Tensor X = left ? result : mT(result);
+  ops::copy_(X, left ? B : mH(B));
+  if (on_meta(result)) return result;
+  Tensor lu = f_contiguous(LU);
+  Tensor piv = pivots->is_contiguous() ? pivots : ops::clone_contiguous(pivots);
+  const int64_t n = LU->size(LU->dim() - 2), nrhs = X->size(X->dim() - 1);
+  const char* key = "aten::linalg_lu_solve";
+  {  // upstream's sanity checks: ?getrs would read outside the matrix otherwise
+    const int32_t* p = data_of<int32_t>(piv, key);
+    const int32_t* end = p + piv->numel();
+    TN_CHECK(std::all_of(p, end, [](int32_t v) { return v >= 1; }),
+             "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+             "the result of lu_factor?");
+    TN_CHECK(std::all_of(p, end, [n](int32_t v) { return v <= n; }),
+             "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+             "properly pass the result of lu_factor?");
+  }
+  const char trans = !adjoint ? 'N' : is_complex(LU->dtype()) ? 'C' : 'T';
+  const int64_t lu_stride = lu->dim() > 2 ? lu->stride(lu->dim() - 3) : 0;
+  const int64_t piv_stride = piv->dim() > 1 ? piv->stride(piv->dim() - 2) : 0;
+  std::vector<int64_t> lu_index = broadcast_index(batch_of(LU), batch);
+  dispatch_lapack(LU->dtype(), "linalg.lu_solve_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = data_of<T>(lu, key);
+    const int32_t* p = data_of<int32_t>(piv, key);
+    T* x = data_of<T>(X, key);
+    const int ld = static_cast<int>(std::max<int64_t>(n, 1));
+    for (size_t i = 0; i < lu_index.size(); ++i) {
+      int info = 0;
+      lapack::getrs<T>(trans, static_cast<int>(n), static_cast<int>(nrhs),
+                       a + lu_index[i] * lu_stride, ld, p + lu_index[i] * piv_stride,
+                       x + static_cast<int64_t>(i) * n * nrhs, ld, &info);
+      TN_ASSERT(info == 0);
+    }
+  });
+  // result = conj(X^T): the transpose is the view; the conjugate is the result's conjugate bit,
+  // as upstream returns it (result.is_conj() is True).
+  if (!left && is_complex(result->dtype())) result->set_conj(!result->is_conj());
+  return result;
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False)
+void lu_solve_kernel(Call& c) {
+  check_lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3));
+  c.ret(lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4)));
+}
+void lu_solve_out(Call& c) {
+  check_lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3));
+  Tensor r = lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4));
+  c.ret(ops::write_out(c.tensor(5), r, c.key()));
+}
+
+// --- solve -----------------------------------------------------------------------------------
+
+// det and slogdet factor a contiguous real A as A^T (its bytes are already A^T's column-major
+// layout; det A^T = det A), as upstream does, which decides the bits. Its solve and inverse
+// factor A itself (measured: upstream 2.13's _linalg_solve_ex returns lu_factor(A)'s LU for a
+// contiguous A).
+bool factor_transposed(const Tensor& A) { return A->is_contiguous() && !is_complex(A->dtype()); }
+
+struct Solved {
+  Tensor result;
+  LuFactors f;
+};
+
+// _linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)
+Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check) {
+  check_floating_or_complex(A, "linalg.solve");
+  TN_CHECK(A->dtype() == B->dtype(), "linalg.solve: Expected A and B to have the same dtype, but "
+           "found A of type ", c10_dtype_name(A->dtype()), " and B of type ",
+           c10_dtype_name(B->dtype()), " instead");
+  // NumPy's rule: B is a (batch of) vector(s) when 1-d, or when it is A.shape[:-1].
+  Dims a_front(A->sizes().begin(), A->sizes().end() - (A->dim() > 0 ? 1 : 0));
+  const bool vector_case =
+      B->dim() == 1 || (A->dim() - 1 == B->dim() && B->sizes() == a_front);
+  Tensor B_ = vector_case ? call_tensor("aten::unsqueeze", {t(B), i64(-1)}) : B;
+  check_solver_inputs(A, B_, left, "linalg.solve");
+  Dims shape = broadcast_shapes(batch_of(B_), batch_of(A));
+  shape.push_back(B_->size(B_->dim() - 2));
+  shape.push_back(B_->size(B_->dim() - 1));
+  TN_CHECK(left || !vector_case, "linalg.solve: Vector broadcasting of the left hand side is not "
+           "supported for left=False. In this case linalg.solve is equivalent to B / "
+           "A.squeeze(-1)");
+  if (vector_case) shape.pop_back();
+  Solved s;
+  s.f = lu_factor(A, true);
+  if (check) check_errors(s.f.info, "torch.linalg.solve_ex", A->dim() == 2);
+  // lu_solve's result has upstream's strides (and, solved from the right, its conjugate bit).
+  s.result = lu_solve(s.f.LU, s.f.pivots, B_, left, /*adjoint=*/false);
+  if (vector_case) {
+    Tensor x = call_tensor("aten::squeeze.dim", {t(s.result), i64(-1)});
+    s.result = ops::empty_strided(shape, matrix_strides(shape, left), B->dtype(), B->device());
+    ops::copy_(s.result, x);
+  }
+  return s;
+}
+
+void linalg_solve_ex(Call& c) {
+  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3));
+  c.ret(s.result);
+  c.ret(s.f.LU);
+  c.ret(s.f.pivots);
+  c.ret(s.f.info);
+}
+void linalg_solve_ex_out(Call& c) {
+  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3));
+  c.ret(ops::write_out(c.tensor(4), s.result, c.key()));
+  c.ret(ops::write_out(c.tensor(5), s.f.LU, c.key()));
+  c.ret(ops::write_out(c.tensor(6), s.f.pivots, c.key()));
+  c.ret(ops::write_out(c.tensor(7), s.f.info, c.key()));
+}
+
+// --- inv -------------------------------------------------------------------------------------
+
+// linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info): A X = I.
+std::pair<Tensor, Tensor> inv_ex(const Tensor& A, bool check) {
+  check_square(A, "linalg.inv");
+  check_floating_or_complex(A, "linalg.inv", /*low_precision=*/false);
+  Tensor eye = ops::empty_strided(A->sizes(), matrix_strides(A->sizes(), true), A->dtype(),
+                                  A->device());
+  call("aten::zero_", {t(eye)});
+  call("aten::fill_.Scalar", {t(call_tensor("aten::diagonal", {t(eye), i64(0), i64(-2), i64(-1)})),
+                              Value::of_scalar(Scalar::from_double(1.0))});
+  LuFactors f = lu_factor(A, true);
+  Tensor X = lu_solve(f.LU, f.pivots, eye, /*left=*/true, /*adjoint=*/false);
+  if (check) check_errors(f.info, "linalg.inv_ex", A->dim() == 2);
+  return {X, f.info};
+}
+void linalg_inv_ex(Call& c) {
+  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1));
+  c.ret(X);
+  c.ret(info);
+}
+void linalg_inv_ex_out(Call& c) {
+  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1));
+  c.ret(ops::write_out(c.tensor(2), X, c.key()));
+  c.ret(ops::write_out(c.tensor(3), info, c.key()));
+}
+
+// --- det and slogdet -------------------------------------------------------------------------
+
+// The sign of the permutation the 1-based pivots make: -1 to the number of pivots that are not
+// their own row (int64, batch shape).
+Tensor permutation_sign(const Tensor& pivots) {
+  const int64_t k = pivots->size(pivots->dim() - 1);
+  Tensor rows = call_tensor("aten::arange.start", {Value::of_scalar(Scalar::from_int(1)),
+                                                   Value::of_scalar(Scalar::from_int(k + 1)),
+                                                   Value::of_dtype(ScalarType::Int), Value{},
+                                                   Value::of_device(pivots->device())});
+  Tensor moved = call_tensor("aten::ne.Tensor", {t(rows), t(pivots)});
+  Tensor count = call_tensor("aten::sum.dim_IntList",
+                             {t(moved), ops::ints({-1}), Value::of_bool(false),
+                              Value::of_dtype(ScalarType::Long)});
+  Tensor odd = call_tensor("aten::fmod.Scalar", {t(count), Value::of_scalar(Scalar::from_int(2))});
+  Tensor scaled = call_tensor("aten::mul.Scalar", {t(odd), Value::of_scalar(Scalar::from_int(-2))});
+  return call_tensor("aten::add.Scalar", {t(scaled), Value::of_scalar(Scalar::from_int(1)),
+                                          Value::of_scalar(Scalar::from_int(1))});
+}
+
+// The LU that det and slogdet read: of A^H when A is a contiguous real tensor (det A^T = det A).
+LuFactors det_factors(const Tensor& A) { return lu_factor(factor_transposed(A) ? mH(A) : A, true); }
+
+Tensor diagonal_of(const Tensor& LU) {
+  return call_tensor("aten::diagonal", {t(LU), i64(0), i64(-2), i64(-1)});
+}
+Tensor prod_last(const Tensor& x) {
+  return call_tensor("aten::prod.dim_int", {t(x), i64(-1), Value::of_bool(false), Value{}});
+}
+
+// _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+void linalg_det(Call& c) {
+  const Tensor& A = c.tensor(0);
+  check_square(A, "linalg.det");
+  check_floating_or_complex(A, "linalg.det");
+  LuFactors f = det_factors(A);
+  Tensor det = call_tensor("aten::mul.Tensor",
+                           {t(permutation_sign(f.pivots)), t(prod_last(diagonal_of(f.LU)))});
+  c.ret(det);
+  c.ret(f.LU);
+  c.ret(f.pivots);
+}
+
+// _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
+void linalg_slogdet(Call& c) {
+  const Tensor& A = c.tensor(0);
+  check_square(A, "linalg.slogdet");
+  check_floating_or_complex(A, "linalg.slogdet");
+  LuFactors f = det_factors(A);
+  Tensor d = diagonal_of(f.LU);
+  Tensor sign = call_tensor("aten::mul.Tensor",
+                            {t(prod_last(call_tensor("aten::sgn", {t(d)}))),
+                             t(permutation_sign(f.pivots))});
+  Tensor logs = call_tensor("aten::log", {t(call_tensor("aten::abs", {t(d)}))});
+  Tensor logabsdet = call_tensor("aten::sum.dim_IntList",
+                                 {t(logs), ops::ints({-1}), Value::of_bool(false), Value{}});
+  c.ret(sign);
+  c.ret(logabsdet);
+  c.ret(f.LU);
+  c.ret(f.pivots);
+}
+
+// _linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()
+void linalg_check_errors(Call& c) {
+  const Tensor& info = c.tensor(0);
+  TN_CHECK_KIND(info->dtype() == ScalarType::Int && info->is_contiguous(), Internal,
+                "_linalg_check_errors: info must be a contiguous int32 tensor");
+  check_errors(info, c.arg(1).str, c.to_bool(2));
+}
+
+}  // namespace
+
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", DenseCPU, lu_factor_ex);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", Meta, lu_factor_ex);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", DenseCPU, lu_factor_ex_out);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", Meta, lu_factor_ex_out);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve", DenseCPU, lu_solve_kernel);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve", Meta, lu_solve_kernel);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", DenseCPU, lu_solve_out);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", Meta, lu_solve_out);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex", DenseCPU, linalg_solve_ex);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex", Meta, linalg_solve_ex);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", DenseCPU, linalg_solve_ex_out);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", Meta, linalg_solve_ex_out);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex", DenseCPU, linalg_inv_ex);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex", Meta, linalg_inv_ex);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", DenseCPU, linalg_inv_ex_out);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", Meta, linalg_inv_ex_out);
+TN_REGISTER_KERNEL("aten::_linalg_det", DenseCPU, linalg_det);
+TN_REGISTER_KERNEL("aten::_linalg_det", Meta, linalg_det);
+TN_REGISTER_KERNEL("aten::_linalg_slogdet", DenseCPU, linalg_slogdet);
+TN_REGISTER_KERNEL("aten::_linalg_slogdet", Meta, linalg_slogdet);
+TN_REGISTER_COMPOSITE("aten::_linalg_check_errors", linalg_check_errors);
+
+}  // namespace tn
