@@ -1,8 +1,9 @@
-// Derivatives of the LU family (kernels/cpu/linalg_lu.cpp): linalg_inv_ex, _linalg_solve_ex,
-// _linalg_det and _linalg_slogdet, upstream's derivatives.yaml formulas and FunctionsManual
-// helpers written again with door ops. The solves reuse the forward's LU factors (of A, or of A^T
-// where det factored the transpose) when backward records nothing; under create_graph they
-// solve again with linalg_solve so that the result is itself differentiable, as upstream.
+// Derivatives of the LU family (kernels/cpu/linalg_lu.cpp: linalg_inv_ex, _linalg_solve_ex,
+// _linalg_det, _linalg_slogdet) and of the Cholesky family (linalg_cholesky.cpp), upstream's
+// derivatives.yaml formulas and FunctionsManual helpers written again with door ops. The solves
+// reuse the forward's LU factors (of A, or of A^T where det factored the transpose) when
+// backward records nothing; under create_graph they solve again with linalg_solve so that the
+// result is itself differentiable, as upstream.
 #include "autograd/derivatives/helpers.h"
 #include "autograd/grad_mode.h"
 
@@ -92,8 +93,63 @@ Grads slogdet_backward(const Saved& s, const Grads& g) {
                        det_factored_transposed(A))};
 }
 
+Tensor tril(const Tensor& x, int64_t k) {
+  return call_tensor("aten::tril", {V(x), Value::of_int(k)});
+}
+Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left) {
+  return call_tensor("aten::linalg_solve_triangular",
+                     {V(A), V(B), Value::of_bool(upper), Value::of_bool(left),
+                      Value::of_bool(false)});
+}
+
+// linalg_cholesky_ex / cholesky (self, upper): upstream's cholesky_backward (Iain Murray,
+// arXiv 1602.07527): Phi(L^H gL) symmetrised, then L^{-H} . L^{-1}.
+Grads cholesky_backward(const Saved& s, const Grads& g) {
+  Tensor L = s.result(0), gL = g[0];
+  if (s.to_bool(1)) {  // upper: work with the lower factor
+    L = mH(L);
+    gL = mH(gL);
+  }
+  Tensor gA = tril(matmul(mH(L), gL), 0);
+  gA = mul(add(gA, mH(tril(gA, -1))), Scalar::from_double(0.5));
+  gA = solve_triangular(mH(L), gA, /*upper=*/true, /*left=*/true);
+  return {solve_triangular(L, gA, /*upper=*/false, /*left=*/false)};
+}
+
+// cholesky_solve(self, input2, upper): gB = cholesky_solve(grad, input2), and the factor's
+// gradient from the symmetrised gB X^H.
+Grads cholesky_solve_backward(const Saved& s, const Grads& g) {
+  const Tensor &F = s.tensor(1), &X = s.result(0);
+  const bool upper = s.to_bool(2);
+  Tensor gB = call_tensor("aten::cholesky_solve", {V(g[0]), V(F), Value::of_bool(upper)});
+  Tensor gF;
+  if (s.need(1)) {
+    Tensor common = matmul(gB, mH(X));
+    common = add(common, mH(common));
+    gF = neg(upper ? matmul(F, common) : matmul(common, F));
+  }
+  return {s.need(0) ? gB : Tensor(), gF};
+}
+
+// cholesky_inverse(self, upper): -(L (S + S^H)-term), with S the inverse-sandwiched gradient.
+Grads cholesky_inverse_backward(const Saved& s, const Grads& g) {
+  const Tensor &L = s.tensor(0), &inv = s.result(0);
+  Tensor common = add(g[0], mH(g[0]));
+  common = matmul(inv, matmul(common, inv));
+  return {neg(s.to_bool(1) ? matmul(L, common) : matmul(common, L))};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::linalg_cholesky_ex",
+                       {"LinalgCholeskyExBackward0", {0}, {}, 1, cholesky_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::cholesky", {"CholeskyBackward0", {0}, {}, 1, cholesky_backward});
+TN_REGISTER_DERIVATIVE("aten::cholesky_solve",
+                       {"CholeskySolveBackward0", {0, 1}, {{1}}, 1, cholesky_solve_backward});
+TN_REGISTER_DERIVATIVE("aten::cholesky_inverse",
+                       {"CholeskyInverseBackward0", {0}, {{0}}, 1, cholesky_inverse_backward});
+TN_COMPLEX_READY("aten::linalg_cholesky_ex", "aten::cholesky", "aten::cholesky_solve",
+                 "aten::cholesky_inverse");
 TN_REGISTER_DERIVATIVE("aten::linalg_inv_ex",
                        {"LinalgInvExBackward0", {0}, {}, 1, inv_ex_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::_linalg_solve_ex",

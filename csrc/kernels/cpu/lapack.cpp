@@ -47,9 +47,52 @@ void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T*
   fn(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info);
 }
 
+template <typename T>
+void potrf(char uplo, int n, T* a, int lda, int* info) {
+  using Fn = void (*)(const char*, const int*, T*, const int*, int*);
+  static const Fn fn = routine<Fn, T>("potrf");
+  fn(&uplo, &n, a, &lda, info);
+}
+
+template <typename T>
+void potrs(char uplo, int n, int nrhs, const T* a, int lda, T* b, int ldb, int* info) {
+  using Fn = void (*)(const char*, const int*, const int*, const T*, const int*, T*, const int*,
+                      int*);
+  static const Fn fn = routine<Fn, T>("potrs");
+  fn(&uplo, &n, &nrhs, a, &lda, b, &ldb, info);
+}
+
+template <typename T>
+void potri(char uplo, int n, T* a, int lda, int* info) {
+  using Fn = void (*)(const char*, const int*, T*, const int*, int*);
+  static const Fn fn = routine<Fn, T>("potri");
+  fn(&uplo, &n, a, &lda, info);
+}
+
+template <typename T>
+void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {
+  using Fn = void (*)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
+  static const Fn fn = routine<Fn, T>("geqrf");
+  fn(&m, &n, a, &lda, tau, work, &lwork, info);
+}
+
+template <typename T>
+void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info) {
+  using Fn = void (*)(const int*, const int*, const int*, T*, const int*, const T*, T*,
+                      const int*, int*);
+  constexpr bool kComplex = prefix<T>() == 'c' || prefix<T>() == 'z';
+  static const Fn fn = routine<Fn, T>(kComplex ? "ungqr" : "orgqr");
+  fn(&m, &n, &k, a, &lda, tau, work, &lwork, info);
+}
+
 #define TN_LAPACK_INSTANTIATE(T)                                                         \
   template void getrf<T>(int, int, T*, int, int*, int*);                                 \
-  template void getrs<T>(char, int, int, const T*, int, const int*, T*, int, int*);
+  template void getrs<T>(char, int, int, const T*, int, const int*, T*, int, int*);        \
+  template void potrf<T>(char, int, T*, int, int*);                                      \
+  template void potrs<T>(char, int, int, const T*, int, T*, int, int*);                  \
+  template void potri<T>(char, int, T*, int, int*);                                      \
+  template void geqrf<T>(int, int, T*, int, T*, T*, int, int*);                          \
+  template void orgqr<T>(int, int, int, T*, int, const T*, T*, int, int*);
 TN_LAPACK_INSTANTIATE(float)
 TN_LAPACK_INSTANTIATE(double)
 TN_LAPACK_INSTANTIATE(std::complex<float>)

@@ -20,4 +20,28 @@ template <typename T>
 void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb,
            int* info);
 
+// ?potrf: the Cholesky factor of a Hermitian positive-definite matrix, in the triangle uplo
+// ('L' or 'U') names; the other triangle is left as it was.
+template <typename T>
+void potrf(char uplo, int n, T* a, int lda, int* info);
+
+// ?potrs: solves A X = B from ?potrf's factor; B is overwritten by X.
+template <typename T>
+void potrs(char uplo, int n, int nrhs, const T* a, int lda, T* b, int ldb, int* info);
+
+// ?potri: the inverse of A from ?potrf's factor, written into the triangle uplo names.
+template <typename T>
+void potri(char uplo, int n, T* a, int lda, int* info);
+
+// ?geqrf: the QR factorisation of an m x n matrix as Householder reflectors below the diagonal
+// and their scales tau (min(m, n)); R above. lwork = -1 asks for the best workspace size,
+// written into work[0].
+template <typename T>
+void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info);
+
+// ?orgqr (?ungqr for complex): the first n columns of the product of k reflectors, in place
+// of the reflectors; lwork = -1 as above.
+template <typename T>
+void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info);
+
 }  // namespace tn::lapack

@@ -11,7 +11,8 @@
 //   _linalg_slogdet      the same as a sign and the sum of log |U_ii|
 //   _linalg_check_errors upstream's messages for LAPACK's info codes (linalg_util.cpp)
 // float32, float64, complex64 and complex128, as upstream's CPU kernels; others refuse with its
-// message. Every kernel also runs on Meta (shapes, strides and dtypes only).
+// message. Every kernel is also Meta's, a template flag away (Cpu = false: the checks, shapes,
+// strides and dtypes, no LAPACK call).
 #include <algorithm>
 #include <vector>
 
@@ -29,55 +30,6 @@ using namespace linalg;
 using ops::i64;
 using ops::t;
 
-bool on_meta(const Tensor& x) { return x->representation() == Representation::Meta; }
-
-template <typename F>
-void dispatch_lapack(ScalarType dt, const char* name, F&& f) {
-  switch (dt) {
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    case ScalarType::ComplexFloat: f(cfloat{}); return;
-    case ScalarType::ComplexDouble: f(cdouble{}); return;
-    default:
-      TN_FAIL(NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(dt), "'");
-  }
-}
-
-Tensor mT(const Tensor& x) { return call_tensor("aten::transpose.int", {t(x), i64(-2), i64(-1)}); }
-// x.mH: the transpose, conjugated for complex tensors.
-Tensor mH(const Tensor& x) {
-  Tensor y = mT(x);
-  return is_complex(x->dtype()) ? call_tensor("aten::conj", {t(y)}) : y;
-}
-Tensor f_contiguous(const Tensor& x) {
-  if (mT(x)->is_contiguous()) return x;
-  Tensor y = ops::empty_strided(x->sizes(), matrix_strides(x->sizes(), true), x->dtype(),
-                                x->device());
-  ops::copy_(y, x);
-  return y;
-}
-
-// For each batch index of `out_batch` (row-major), the index into the batch `in_batch`
-// broadcasts to it (dims aligned on the right; size-1 dims repeat).
-std::vector<int64_t> broadcast_index(const Dims& in_batch, const Dims& out_batch) {
-  int64_t n = numel_of(out_batch);
-  std::vector<int64_t> idx(static_cast<size_t>(n), 0);
-  const size_t off = out_batch.size() - in_batch.size();
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rest = i, j = 0, step = 1;
-    for (size_t d = out_batch.size(); d-- > 0;) {
-      int64_t pos = rest % out_batch[d];
-      rest /= out_batch[d];
-      if (d < off) continue;
-      int64_t size = in_batch[d - off];
-      if (size != 1) j += pos * step;
-      step *= size;
-    }
-    idx[static_cast<size_t>(i)] = j;
-  }
-  return idx;
-}
-
 // --- lu_factor -------------------------------------------------------------------------------
 
 struct LuFactors {
@@ -85,7 +37,7 @@ struct LuFactors {
 };
 
 // linalg_lu_factor_ex's work: an F-contiguous copy of A, factored in place by ?getrf.
-LuFactors lu_factor(const Tensor& A, bool pivot) {
+LuFactors lu_factor(const Tensor& A, bool pivot, bool cpu) {
   const Dims& sizes = A->sizes();
   const int64_t m = sizes[sizes.size() - 2], n = sizes.back(), k = std::min(m, n);
   Dims batch(sizes.begin(), sizes.end() - 2), psizes = batch;
@@ -102,7 +54,7 @@ LuFactors lu_factor(const Tensor& A, bool pivot) {
   dispatch_lapack(A->dtype(), "lu_cpu", [&](auto zero) {
     using T = decltype(zero);
     TN_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
-    if (on_meta(A)) return;
+    if (!cpu) return;
     const char* key = "aten::linalg_lu_factor_ex";
     T* a = data_of<T>(f.LU, key);
     int32_t* piv = data_of<int32_t>(f.pivots, key);
@@ -122,20 +74,24 @@ void check_lu_factor_input(const Tensor& A) {
 
 // linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False)
 //   -> (Tensor LU, Tensor pivots, Tensor info)
-void lu_factor_ex(Call& c) {
+template <bool Cpu>
+LuFactors lu_factor_checked(const Call& c) {
   const Tensor& A = c.tensor(0);
   check_lu_factor_input(A);
-  LuFactors f = lu_factor(A, c.to_bool(1));
-  if (c.to_bool(2)) check_errors(f.info, "torch.linalg.lu_factor_ex", A->dim() == 2);
+  LuFactors f = lu_factor(A, c.to_bool(1), Cpu);
+  if (Cpu && c.to_bool(2)) check_errors(f.info, "torch.linalg.lu_factor_ex", A->dim() == 2);
+  return f;
+}
+template <bool Cpu>
+void lu_factor_ex(Call& c) {
+  LuFactors f = lu_factor_checked<Cpu>(c);
   c.ret(f.LU);
   c.ret(f.pivots);
   c.ret(f.info);
 }
+template <bool Cpu>
 void lu_factor_ex_out(Call& c) {
-  const Tensor& A = c.tensor(0);
-  check_lu_factor_input(A);
-  LuFactors f = lu_factor(A, c.to_bool(1));
-  if (c.to_bool(2)) check_errors(f.info, "torch.linalg.lu_factor_ex", A->dim() == 2);
+  LuFactors f = lu_factor_checked<Cpu>(c);
   c.ret(ops::write_out(c.tensor(3), f.LU, c.key()));
   c.ret(ops::write_out(c.tensor(4), f.pivots, c.key()));
   c.ret(ops::write_out(c.tensor(5), f.info, c.key()));
@@ -164,7 +120,8 @@ void check_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, boo
 
 // X with A X = B (left) or X A = B, from A's factors; X's strides are upstream's (column-major
 // matrices when left, row-major otherwise).
-Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint,
+                bool cpu) {
   Dims batch = broadcast_shapes(batch_of(B), batch_of(LU));
   Dims shape = batch;
   shape.push_back(B->size(B->dim() - 2));
@@ -175,7 +132,7 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
   if (!left) adjoint = !adjoint;
   Tensor X = left ? result : mT(result);
   ops::copy_(X, left ? B : mH(B));
-  if (on_meta(result)) return result;
+  if (!cpu) return result;
   Tensor lu = f_contiguous(LU);
   Tensor piv = pivots->is_contiguous() ? pivots : ops::clone_contiguous(pivots);
   const int64_t n = LU->size(LU->dim() - 2), nrhs = X->size(X->dim() - 1);
@@ -215,13 +172,15 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
 }
 
 // linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False)
+template <bool Cpu>
 void lu_solve_kernel(Call& c) {
   check_lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3));
-  c.ret(lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4)));
+  c.ret(lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4), Cpu));
 }
+template <bool Cpu>
 void lu_solve_out(Call& c) {
   check_lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3));
-  Tensor r = lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4));
+  Tensor r = lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4), Cpu);
   c.ret(ops::write_out(c.tensor(5), r, c.key()));
 }
 
@@ -239,7 +198,7 @@ struct Solved {
 };
 
 // _linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)
-Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check) {
+Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check, bool cpu) {
   check_floating_or_complex(A, "linalg.solve");
   TN_CHECK(A->dtype() == B->dtype(), "linalg.solve: Expected A and B to have the same dtype, but "
            "found A of type ", c10_dtype_name(A->dtype()), " and B of type ",
@@ -258,10 +217,10 @@ Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check) {
            "A.squeeze(-1)");
   if (vector_case) shape.pop_back();
   Solved s;
-  s.f = lu_factor(A, true);
-  if (check) check_errors(s.f.info, "torch.linalg.solve_ex", A->dim() == 2);
+  s.f = lu_factor(A, true, cpu);
+  if (cpu && check) check_errors(s.f.info, "torch.linalg.solve_ex", A->dim() == 2);
   // lu_solve's result has upstream's strides (and, solved from the right, its conjugate bit).
-  s.result = lu_solve(s.f.LU, s.f.pivots, B_, left, /*adjoint=*/false);
+  s.result = lu_solve(s.f.LU, s.f.pivots, B_, left, /*adjoint=*/false, cpu);
   if (vector_case) {
     Tensor x = call_tensor("aten::squeeze.dim", {t(s.result), i64(-1)});
     s.result = ops::empty_strided(shape, matrix_strides(shape, left), B->dtype(), B->device());
@@ -270,15 +229,17 @@ Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check) {
   return s;
 }
 
+template <bool Cpu>
 void linalg_solve_ex(Call& c) {
-  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3));
+  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
   c.ret(s.result);
   c.ret(s.f.LU);
   c.ret(s.f.pivots);
   c.ret(s.f.info);
 }
+template <bool Cpu>
 void linalg_solve_ex_out(Call& c) {
-  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3));
+  Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
   c.ret(ops::write_out(c.tensor(4), s.result, c.key()));
   c.ret(ops::write_out(c.tensor(5), s.f.LU, c.key()));
   c.ret(ops::write_out(c.tensor(6), s.f.pivots, c.key()));
@@ -288,7 +249,7 @@ void linalg_solve_ex_out(Call& c) {
 // --- inv -------------------------------------------------------------------------------------
 
 // linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info): A X = I.
-std::pair<Tensor, Tensor> inv_ex(const Tensor& A, bool check) {
+std::pair<Tensor, Tensor> inv_ex(const Tensor& A, bool check, bool cpu) {
   check_square(A, "linalg.inv");
   check_floating_or_complex(A, "linalg.inv", /*low_precision=*/false);
   Tensor eye = ops::empty_strided(A->sizes(), matrix_strides(A->sizes(), true), A->dtype(),
@@ -296,18 +257,20 @@ std::pair<Tensor, Tensor> inv_ex(const Tensor& A, bool check) {
   call("aten::zero_", {t(eye)});
   call("aten::fill_.Scalar", {t(call_tensor("aten::diagonal", {t(eye), i64(0), i64(-2), i64(-1)})),
                               Value::of_scalar(Scalar::from_double(1.0))});
-  LuFactors f = lu_factor(A, true);
-  Tensor X = lu_solve(f.LU, f.pivots, eye, /*left=*/true, /*adjoint=*/false);
-  if (check) check_errors(f.info, "linalg.inv_ex", A->dim() == 2);
+  LuFactors f = lu_factor(A, true, cpu);
+  Tensor X = lu_solve(f.LU, f.pivots, eye, /*left=*/true, /*adjoint=*/false, cpu);
+  if (cpu && check) check_errors(f.info, "linalg.inv_ex", A->dim() == 2);
   return {X, f.info};
 }
+template <bool Cpu>
 void linalg_inv_ex(Call& c) {
-  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1));
+  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1), Cpu);
   c.ret(X);
   c.ret(info);
 }
+template <bool Cpu>
 void linalg_inv_ex_out(Call& c) {
-  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1));
+  auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1), Cpu);
   c.ret(ops::write_out(c.tensor(2), X, c.key()));
   c.ret(ops::write_out(c.tensor(3), info, c.key()));
 }
@@ -333,7 +296,9 @@ Tensor permutation_sign(const Tensor& pivots) {
 }
 
 // The LU that det and slogdet read: of A^H when A is a contiguous real tensor (det A^T = det A).
-LuFactors det_factors(const Tensor& A) { return lu_factor(factor_transposed(A) ? mH(A) : A, true); }
+LuFactors det_factors(const Tensor& A, bool cpu) {
+  return lu_factor(factor_transposed(A) ? mH(A) : A, true, cpu);
+}
 
 Tensor diagonal_of(const Tensor& LU) {
   return call_tensor("aten::diagonal", {t(LU), i64(0), i64(-2), i64(-1)});
@@ -343,11 +308,12 @@ Tensor prod_last(const Tensor& x) {
 }
 
 // _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+template <bool Cpu>
 void linalg_det(Call& c) {
   const Tensor& A = c.tensor(0);
   check_square(A, "linalg.det");
   check_floating_or_complex(A, "linalg.det");
-  LuFactors f = det_factors(A);
+  LuFactors f = det_factors(A, Cpu);
   Tensor det = call_tensor("aten::mul.Tensor",
                            {t(permutation_sign(f.pivots)), t(prod_last(diagonal_of(f.LU)))});
   c.ret(det);
@@ -356,11 +322,12 @@ void linalg_det(Call& c) {
 }
 
 // _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
+template <bool Cpu>
 void linalg_slogdet(Call& c) {
   const Tensor& A = c.tensor(0);
   check_square(A, "linalg.slogdet");
   check_floating_or_complex(A, "linalg.slogdet");
-  LuFactors f = det_factors(A);
+  LuFactors f = det_factors(A, Cpu);
   Tensor d = diagonal_of(f.LU);
   Tensor sign = call_tensor("aten::mul.Tensor",
                             {t(prod_last(call_tensor("aten::sgn", {t(d)}))),
@@ -375,35 +342,37 @@ void linalg_slogdet(Call& c) {
 }
 
 // _linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()
+template <bool Cpu>
 void linalg_check_errors(Call& c) {
   const Tensor& info = c.tensor(0);
   TN_CHECK_KIND(info->dtype() == ScalarType::Int && info->is_contiguous(), Internal,
                 "_linalg_check_errors: info must be a contiguous int32 tensor");
-  check_errors(info, c.arg(1).str, c.to_bool(2));
+  if (Cpu) check_errors(info, c.arg(1).str, c.to_bool(2));
 }
 
 }  // namespace
 
-TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", DenseCPU, lu_factor_ex);
-TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", Meta, lu_factor_ex);
-TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", DenseCPU, lu_factor_ex_out);
-TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", Meta, lu_factor_ex_out);
-TN_REGISTER_KERNEL("aten::linalg_lu_solve", DenseCPU, lu_solve_kernel);
-TN_REGISTER_KERNEL("aten::linalg_lu_solve", Meta, lu_solve_kernel);
-TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", DenseCPU, lu_solve_out);
-TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", Meta, lu_solve_out);
-TN_REGISTER_KERNEL("aten::_linalg_solve_ex", DenseCPU, linalg_solve_ex);
-TN_REGISTER_KERNEL("aten::_linalg_solve_ex", Meta, linalg_solve_ex);
-TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", DenseCPU, linalg_solve_ex_out);
-TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", Meta, linalg_solve_ex_out);
-TN_REGISTER_KERNEL("aten::linalg_inv_ex", DenseCPU, linalg_inv_ex);
-TN_REGISTER_KERNEL("aten::linalg_inv_ex", Meta, linalg_inv_ex);
-TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", DenseCPU, linalg_inv_ex_out);
-TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", Meta, linalg_inv_ex_out);
-TN_REGISTER_KERNEL("aten::_linalg_det", DenseCPU, linalg_det);
-TN_REGISTER_KERNEL("aten::_linalg_det", Meta, linalg_det);
-TN_REGISTER_KERNEL("aten::_linalg_slogdet", DenseCPU, linalg_slogdet);
-TN_REGISTER_KERNEL("aten::_linalg_slogdet", Meta, linalg_slogdet);
-TN_REGISTER_COMPOSITE("aten::_linalg_check_errors", linalg_check_errors);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", DenseCPU, lu_factor_ex<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex", Meta, lu_factor_ex<false>);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", DenseCPU, lu_factor_ex_out<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu_factor_ex.out", Meta, lu_factor_ex_out<false>);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve", DenseCPU, lu_solve_kernel<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve", Meta, lu_solve_kernel<false>);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", DenseCPU, lu_solve_out<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu_solve.out", Meta, lu_solve_out<false>);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex", DenseCPU, linalg_solve_ex<true>);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex", Meta, linalg_solve_ex<false>);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", DenseCPU, linalg_solve_ex_out<true>);
+TN_REGISTER_KERNEL("aten::_linalg_solve_ex.result", Meta, linalg_solve_ex_out<false>);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex", DenseCPU, linalg_inv_ex<true>);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex", Meta, linalg_inv_ex<false>);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", DenseCPU, linalg_inv_ex_out<true>);
+TN_REGISTER_KERNEL("aten::linalg_inv_ex.inverse", Meta, linalg_inv_ex_out<false>);
+TN_REGISTER_KERNEL("aten::_linalg_det", DenseCPU, linalg_det<true>);
+TN_REGISTER_KERNEL("aten::_linalg_det", Meta, linalg_det<false>);
+TN_REGISTER_KERNEL("aten::_linalg_slogdet", DenseCPU, linalg_slogdet<true>);
+TN_REGISTER_KERNEL("aten::_linalg_slogdet", Meta, linalg_slogdet<false>);
+TN_REGISTER_KERNEL("aten::_linalg_check_errors", DenseCPU, linalg_check_errors<true>);
+TN_REGISTER_KERNEL("aten::_linalg_check_errors", Meta, linalg_check_errors<false>);
 
 }  // namespace tn

@@ -3,8 +3,7 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "kernels/rules/elementwise.h"
+#include "kernels/composite/ops.h"
 
 namespace tn::linalg {
 
@@ -55,7 +54,7 @@ void check_solver_inputs(const Tensor& A, const Tensor& B, bool left, const char
 }
 
 void check_errors(const Tensor& info, const std::string& api, bool is_matrix) {
-  if (info->representation() == Representation::Meta || info->numel() == 0) return;
+  if (info->numel() == 0) return;
   const auto* p = static_cast<const int32_t*>(info->dense_cpu_data("aten::_linalg_check_errors"));
   const int64_t n = info->numel();
   const int32_t* hit = std::find_if(p, p + n, [](int32_t x) { return x != 0; });
@@ -95,6 +94,41 @@ void check_errors(const Tensor& info, const std::string& api, bool is_matrix) {
             "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
             "pivot)");
   TN_FAIL(Internal, api, ": Unknown error code: ", code, ".");
+}
+
+Tensor mT(const Tensor& x) {
+  return call_tensor("aten::transpose.int", {ops::t(x), ops::i64(-2), ops::i64(-1)});
+}
+Tensor mH(const Tensor& x) {
+  Tensor y = mT(x);
+  return is_complex(x->dtype()) ? call_tensor("aten::conj", {ops::t(y)}) : y;
+}
+
+Tensor f_clone(const Tensor& x) {
+  Tensor y = ops::empty_strided(x->sizes(), matrix_strides(x->sizes(), true), x->dtype(),
+                                x->device());
+  ops::copy_(y, x);
+  return y;
+}
+Tensor f_contiguous(const Tensor& x) { return mT(x)->is_contiguous() ? x : f_clone(x); }
+
+std::vector<int64_t> broadcast_index(const Dims& in_batch, const Dims& out_batch) {
+  const int64_t n = numel_of(out_batch);
+  std::vector<int64_t> idx(static_cast<size_t>(n), 0);
+  const size_t off = out_batch.size() - in_batch.size();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, j = 0, step = 1;
+    for (size_t d = out_batch.size(); d-- > 0;) {
+      const int64_t pos = rest % out_batch[d];
+      rest /= out_batch[d];
+      if (d < off) continue;
+      const int64_t size = in_batch[d - off];
+      if (size != 1) j += pos * step;
+      step *= size;
+    }
+    idx[static_cast<size_t>(i)] = j;
+  }
+  return idx;
 }
 
 }  // namespace tn::linalg

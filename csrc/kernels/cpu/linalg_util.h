@@ -2,9 +2,13 @@
 // upstream's batched matrix strides, and its argument checks with its messages.
 #pragma once
 
+#include <complex>
 #include <string>
+#include <vector>
 
+#include "core/error.h"
 #include "core/tensor_impl.h"
+#include "kernels/rules/elementwise.h"
 
 namespace tn::linalg {
 
@@ -28,6 +32,34 @@ void check_solver_inputs(const Tensor& A, const Tensor& B, bool left, const char
 
 // upstream's _linalg_check_errors over LAPACK's info codes (int32, contiguous, CPU): the
 // first nonzero one raises as upstream raises it, naming the batch element unless is_matrix.
+// The CPU kernels call it; composites call the op aten::_linalg_check_errors (a no-op on Meta).
 void check_errors(const Tensor& info, const std::string& api_name, bool is_matrix);
+
+// Calls f(T{}) for the dtypes LAPACK computes (float, double, complex64, complex128); others
+// refuse as upstream's AT_DISPATCH does, naming its kernel.
+template <typename F>
+void dispatch_lapack(ScalarType dt, const char* name, F&& f) {
+  switch (dt) {
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    case ScalarType::ComplexFloat: f(std::complex<float>{}); return;
+    case ScalarType::ComplexDouble: f(std::complex<double>{}); return;
+    default:
+      TN_FAIL(NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(dt), "'");
+  }
+}
+
+// x.mT and x.mH (the transpose, conjugated for complex tensors), views through the door.
+Tensor mT(const Tensor& x);
+Tensor mH(const Tensor& x);
+// x when its matrices are already column-major, else such a copy (upstream's
+// borrow_else_clone / cloneBatchedColumnMajor).
+Tensor f_contiguous(const Tensor& x);
+// A new tensor with x's values, its matrices column-major (cloneBatchedColumnMajor).
+Tensor f_clone(const Tensor& x);
+
+// For each batch index of out_batch (row-major), the index into in_batch that broadcasts to it
+// (dims aligned on the right; size-1 dims repeat): upstream's BroadcastLinearIndices.
+std::vector<int64_t> broadcast_index(const Dims& in_batch, const Dims& out_batch);
 
 }  // namespace tn::linalg
