@@ -6,6 +6,7 @@
 
 #include "autograd/node.h"
 #include "dispatch/kernel.h"
+#include "python/binder.h"
 #include "python/device.h"
 #include "python/dtype.h"
 #include "python/errors.h"
@@ -169,48 +170,17 @@ PyObject* call_view(PyObject* self, const char* key, std::vector<Value> extra) {
   TN_PY_TRY
   std::vector<Value> args{Value::of(Tensor(T(self)))};
   for (auto& v : extra) args.push_back(std::move(v));
-  return wrap_tensor(call_tensor(key, std::move(args)));
+  // (x.T of a tensor that is not a matrix warns, as upstream's numpy_T)
+  return emit_kernel_warnings(wrap_tensor(call_tensor(key, std::move(args))));
   TN_PY_CATCH(nullptr)
 }
 
-// .T reverses all dims (upstream deprecates it for ndim != 2 but still permutes).
-PyObject* get_T(PyObject* self, void*) {
-  int64_t n = T(self)->dim();
-  std::vector<int64_t> dims;
-  for (int64_t d = n - 1; d >= 0; --d) dims.push_back(d);
-  return call_view(self, "aten::permute", {Value::of_ints(dims)});
-}
-
-PyObject* get_mT(PyObject* self, void*) {
-  if (T(self)->dim() < 2) {
-    PyErr_Format(PyExc_RuntimeError,
-                 "tensor.mT is only supported on matrices or batches of matrices. Got %lld-D "
-                 "tensor.", static_cast<long long>(T(self)->dim()));
-    return nullptr;
-  }
-  return call_view(self, "aten::transpose.int", {Value::of_int(-2), Value::of_int(-1)});
-}
-
-// .H and .mH: .T and .mT, conjugated for complex tensors (a conjugate view, as upstream's).
-PyObject* conj_if_complex(PyObject* self, PyObject* v) {
-  if (!v || !is_complex(T(self)->dtype())) return v;
-  TN_PY_TRY
-  Tensor r = call_tensor("aten::conj", {Value::of(Tensor(impl_of(v)))});
-  Py_DECREF(v);
-  return wrap_tensor(r);
-  TN_PY_CATCH(nullptr)
-}
-PyObject* get_H(PyObject* self, void*) {
-  int64_t n = T(self)->dim();
-  if (n != 2 && n != 0) {
-    PyErr_Format(PyExc_RuntimeError, "tensor.H is only supported on matrices (2-D tensors). "
-                 "Got %lld-D tensor.%s", static_cast<long long>(n),
-                 " For batches of matrices, consider using tensor.mH");
-    return nullptr;
-  }
-  return conj_if_complex(self, get_T(self, nullptr));
-}
-PyObject* get_mH(PyObject* self, void*) { return conj_if_complex(self, get_mT(self, nullptr)); }
+// .T, .mT, .H and .mH: upstream's numpy_T, mT, matrix_H and mH ops (composites of transpose,
+// permute and conj: kernels/composite/matrix_views.cpp).
+PyObject* get_T(PyObject* self, void*) { return call_view(self, "aten::numpy_T", {}); }
+PyObject* get_mT(PyObject* self, void*) { return call_view(self, "aten::mT", {}); }
+PyObject* get_H(PyObject* self, void*) { return call_view(self, "aten::matrix_H", {}); }
+PyObject* get_mH(PyObject* self, void*) { return call_view(self, "aten::mH", {}); }
 
 // .real / .imag: views (aten::real / aten::imag); assigning copies into them, as upstream.
 PyObject* get_real(PyObject* self, void*) { return call_view(self, "aten::real", {}); }

@@ -6,13 +6,15 @@
 // result is itself differentiable, as upstream.
 #include "autograd/derivatives/helpers.h"
 #include "autograd/grad_mode.h"
+#include "kernels/composite/ops.h"
 
 namespace tn::autograd {
 namespace {
 
 using namespace d;
 
-Tensor mH(const Tensor& x) { return conj(transpose(x, -2, -1)); }
+Tensor mT(const Tensor& x) { return transpose(x, -2, -1); }
+Tensor mH(const Tensor& x) { return conj(mT(x)); }
 Tensor matmul(const Tensor& a, const Tensor& b) {
   return call_tensor("aten::matmul", {V(a), V(b)});
 }
@@ -139,8 +141,239 @@ Grads cholesky_inverse_backward(const Saved& s, const Grads& g) {
   return {neg(s.to_bool(1) ? matmul(L, common) : matmul(common, L))};
 }
 
+Tensor diag_embed(const Tensor& v) {
+  return call_tensor("aten::diag_embed", {V(v), Value::of_int(0), Value::of_int(-2),
+                                          Value::of_int(-1)});
+}
+Tensor diagonal(const Tensor& x) {
+  return call_tensor("aten::diagonal", {V(x), Value::of_int(0), Value::of_int(-2),
+                                        Value::of_int(-1)});
+}
+// x with its last-two-dims diagonal set to v (a copy).
+Tensor with_diagonal(const Tensor& x, const Tensor& v) {
+  Tensor y = call_tensor("aten::clone", {V(x), Value{}});
+  ops::copy_(diagonal(y), v);
+  return y;
+}
+// x[i, j] = v[j] - v[i] off the diagonal, 1 on it (the divisor of the eigen and singular
+// vector terms).
+Tensor differences(const Tensor& v) {
+  Tensor e = sub(unsqueeze(v, -2), unsqueeze(v, -1));
+  return with_diagonal(e, call_tensor("aten::ones_like", {V(v), Value{}, Value{}, Value{},
+                                                          Value{}, Value{}}));
+}
+
+// _linalg_eigh(A, UPLO, compute_v): upstream's linalg_eig_backward for Hermitian A:
+// V (skew(V^H gV) / E + diag(gL)) V^H, E[i, j] = L[j] - L[i].
+Grads eigh_backward(const Saved& s, const Grads& g) {
+  const Tensor &L = s.result(0), &Vec = s.result(1);
+  TN_CHECK((s.to_bool(2) && Vec->numel() > 0) || L->numel() == 0, "linalg_eig_backward: "
+           "torch.symeig(A, eigenvectors=False) is not differentiable. Use "
+           "torch.linalg.eigvalsh(A) instead.");
+  Tensor gL = g[0] ? g[0] : zeros(L->sizes(), L->dtype(), L->device());
+  Tensor ret;
+  if (g.size() > 1 && g[1]) {
+    Tensor vhgv = matmul(mH(Vec), g[1]);
+    vhgv = mul(sub(vhgv, mH(vhgv)), Scalar::from_double(0.5));
+    ret = with_diagonal(div(vhgv, differences(L)), gL);
+  } else {
+    ret = diag_embed(to_dtype(gL, Vec->dtype()));
+  }
+  return {matmul(Vec, matmul(ret, mH(Vec)))};
+}
+
+// _linalg_svd(A, full_matrices, compute_uv): upstream's svd_backward on the reduced factors
+// (the first k columns of U and rows of V^H when full_matrices), with the projections onto the
+// complements of U (m > n) or V (m < n).
+Grads svd_backward(const Saved& s, const Grads& g) {
+  Tensor U = s.result(0), S = s.result(1), Vh = s.result(2);
+  TN_CHECK(s.to_bool(2), "torch.linalg.svdvals: computing gradients requires compute_uv=True");
+  const int64_t k = S->size(S->dim() - 1);
+  Tensor gU = g[0], gS = g.size() > 1 ? g[1] : Tensor(), gVh = g.size() > 2 ? g[2] : Tensor();
+  if (s.to_bool(1)) {
+    U = narrow(U, -1, 0, k);
+    Vh = narrow(Vh, -2, 0, k);
+    if (gU) gU = narrow(gU, -1, 0, k);
+    if (gVh) gVh = narrow(gVh, -2, 0, k);
+  }
+  const int64_t m = U->size(U->dim() - 2), n = Vh->size(Vh->dim() - 1);
+  if (!gU && !gVh) {
+    return {m >= n ? matmul(U, mul(unsqueeze(gS, -1), Vh)) : matmul(mul(U, unsqueeze(gS, -2)), Vh)};
+  }
+  auto skew = [](const Tensor& a) { return sub(a, mH(a)); };
+  Tensor UhgU = gU ? skew(matmul(mH(U), gU)) : Tensor();
+  Tensor VhgV = gVh ? skew(matmul(Vh, mH(gVh))) : Tensor();
+  Tensor E = differences(mul(S, S));
+  Tensor ret;
+  if (gU && gVh) {
+    ret = div(add(mul(UhgU, unsqueeze(S, -2)), mul(unsqueeze(S, -1), VhgV)), E);
+  } else if (gU) {
+    ret = mul(div(UhgU, E), unsqueeze(S, -2));
+  } else {
+    ret = mul(unsqueeze(S, -1), div(VhgV, E));
+  }
+  if (gS) ret = add(ret, diag_embed(to_dtype(gS, ret->dtype())));
+  if (cx(U) && gU) ret = add(ret, diag_embed(div(diagonal(UhgU), mul(S, Scalar::from_double(2.0)))));
+  if (m > n && gU) {
+    Tensor gA = matmul(U, ret);
+    Tensor gUSinv = div(gU, unsqueeze(S, -2));
+    gA = sub(add(gA, gUSinv), matmul(U, matmul(mH(U), gUSinv)));
+    return {matmul(gA, Vh)};
+  }
+  if (m < n && gVh) {
+    Tensor gA = matmul(ret, Vh);
+    Tensor SinvgVh = div(gVh, unsqueeze(S, -1));
+    gA = sub(add(gA, SinvgVh), matmul(matmul(SinvgVh, mH(Vh)), Vh));
+    return {matmul(U, gA)};
+  }
+  return {m >= n ? matmul(U, matmul(ret, Vh)) : matmul(matmul(U, ret), Vh)};
+}
+
+Tensor triu(const Tensor& x, int64_t k) {
+  return call_tensor("aten::triu", {V(x), Value::of_int(k)});
+}
+Tensor solve_unit_upper(const Tensor& A, const Tensor& B) {  // A unit upper, A X = B
+  return call_tensor("aten::linalg_solve_triangular",
+                     {V(A), V(B), Value::of_bool(true), Value::of_bool(true),
+                      Value::of_bool(true)});
+}
+Tensor cat_last(const Tensor& a, const Tensor& b, int64_t dim) {
+  return call_tensor("aten::cat", {Value::of_tensors({a, b}), Value::of_int(dim)});
+}
+Tensor zeros_like(const Tensor& x) {
+  return zeros(x->sizes(), x->dtype(), x->device());
+}
+
+// upstream's linalg_lu_backward: from the gradients of L (m x k) and U (k x n) of A = P L U,
+// square, wide (m < n) and tall (m > n) cases. Either gradient may be null.
+Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L,
+                   const Tensor& U, bool pivot) {
+  const int64_t m = L->size(L->dim() - 2), n = U->size(U->dim() - 1), k = std::min(m, n);
+  Tensor gA;
+  if (m == n) {
+    if (gL) gA = tril(matmul(mH(L), gL), -1);
+    if (gU) {
+      Tensor t = triu(matmul(gU, mH(U)), 0);
+      gA = gA ? add(gA, t) : t;
+    }
+    gA = solve_triangular(mH(U), gA, /*upper=*/false, /*left=*/false);
+    gA = solve_unit_upper(mH(L), gA);
+  } else if (m < n) {
+    Tensor U1 = narrow(U, -1, 0, k), U2 = narrow(U, -1, k, n - k);
+    if (gL) gA = matmul(mH(L), gL);
+    if (gU) {
+      Tensor t = matmul(triu(gU, 0), mH(U));
+      gA = gA ? sub(gA, t) : neg(t);
+    }
+    gA = solve_triangular(mH(U1), tril(gA, -1), /*upper=*/false, /*left=*/false);
+    if (gU) gA = cat_last(add(gA, triu(narrow(gU, -1, 0, k), 0)), narrow(gU, -1, k, n - k), -1);
+    gA = solve_unit_upper(mH(L), gA);
+    if (!gU) gA = cat_last(gA, zeros_like(U2), -1);
+  } else {
+    Tensor L1 = narrow(L, -2, 0, k), L2 = narrow(L, -2, k, m - k);
+    if (gU) gA = matmul(gU, mH(U));
+    if (gL) {
+      Tensor t = matmul(mH(L), tril(gL, -1));
+      gA = gA ? sub(gA, t) : neg(t);
+    }
+    gA = solve_unit_upper(mH(L1), triu(gA, 0));
+    if (gL) gA = cat_last(add(gA, tril(narrow(gL, -2, 0, k), -1)), narrow(gL, -2, k, m - k), -2);
+    gA = solve_triangular(mH(U), gA, /*upper=*/false, /*left=*/false);
+    if (!gL) gA = cat_last(gA, zeros_like(L2), -2);
+  }
+  return pivot ? matmul(P, gA) : gA;
+}
+
+// linalg_lu(A, pivot) -> (P, L, U)
+Grads linalg_lu_backward(const Saved& s, const Grads& g) {
+  return {lu_backward(g.size() > 1 ? g[1] : Tensor(), g.size() > 2 ? g[2] : Tensor(),
+                      s.result(0), s.result(1), s.result(2), s.to_bool(1))};
+}
+
+// linalg_lu_factor_ex(A, pivot): the packed gradient split into L's part (m x k) and U's
+// (k x n), through the unpacked factors.
+Grads lu_factor_ex_backward(const Saved& s, const Grads& g) {
+  const Tensor &LU = s.result(0), &pivots = s.result(1);
+  const bool pivot = s.to_bool(1);
+  std::vector<Value> r = call("aten::lu_unpack", {V(LU), V(pivots), Value::of_bool(true),
+                                                  Value::of_bool(pivot)});
+  const int64_t m = LU->size(LU->dim() - 2), n = LU->size(LU->dim() - 1), k = std::min(m, n);
+  return {lu_backward(narrow(g[0], -1, 0, k), narrow(g[0], -2, 0, k), r[0].tensor, r[1].tensor,
+                      r[2].tensor, pivot)};
+}
+
+// lu_unpack(LU, pivots, unpack_data, unpack_pivots): L's strict lower part and U's upper part
+// written back where the packed LU holds them.
+Grads lu_unpack_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& lu = s.meta(0);
+  const int64_t m = lu.sizes[lu.sizes.size() - 2], n = lu.sizes.back(), k = std::min(m, n);
+  Tensor gL = g.size() > 1 ? g[1] : Tensor(), gU = g.size() > 2 ? g[2] : Tensor();
+  if (!gL && !gU) return {Tensor()};
+  Dims batch(lu.sizes.begin(), lu.sizes.end() - 2), ls = batch, us = batch;
+  ls.insert(ls.end(), {m, k});
+  us.insert(us.end(), {k, n});
+  if (!gL) gL = zeros(ls, lu.dtype, lu.device);
+  if (!gU) gU = zeros(us, lu.dtype, lu.device);
+  if (m == n) return {add(tril(gL, -1), triu(gU, 0))};
+  if (m < n) {
+    Tensor gA = call_tensor("aten::clone", {V(gU), Value{}});
+    ops::copy_(narrow(gA, -1, 0, k), add(narrow(gA, -1, 0, k), tril(gL, -1)));
+    return {gA};
+  }
+  Tensor gA = call_tensor("aten::clone", {V(gL), Value{}});
+  ops::copy_(narrow(gA, -2, 0, k), add(narrow(gA, -2, 0, k), triu(gU, 0)));
+  return {gA};
+}
+
+// linalg_lu_solve(LU, pivots, B, left, adjoint): B's gradient is the adjoint solve; LU's is
+// upstream's linalg_lu_solve_LU.
+Grads lu_solve_backward(const Saved& s, const Grads& g) {
+  const Tensor &LU = s.tensor(0), &pivots = s.tensor(1), &X = s.result(0);
+  const bool left = s.to_bool(3), adjoint = s.to_bool(4);
+  const Tensor& gX = g[0];
+  Tensor gB;
+  if (s.need(1))
+    gB = call_tensor("aten::linalg_lu_solve", {V(LU), V(pivots), V(gX), Value::of_bool(left),
+                                               Value::of_bool(!adjoint)});
+  Tensor gLU;
+  if (s.need(0)) {
+    std::vector<Value> r = call("aten::lu_unpack", {V(LU), V(pivots), Value::of_bool(true),
+                                                    Value::of_bool(left == adjoint)});
+    const Tensor &P = r[0].tensor, &L = r[1].tensor, &U = r[2].tensor;
+    if (left != adjoint) {
+      Tensor gR = solve_triangular(mH(U), neg(matmul(left ? gX : mH(gX), left ? mH(X) : X)),
+                                   /*upper=*/false, /*left=*/true);
+      Tensor gL = tril(call_tensor("aten::linalg_solve_triangular",
+                                   {V(mH(L)), V(matmul(gR, mH(U))), Value::of_bool(true),
+                                    Value::of_bool(true), Value::of_bool(true)}),
+                       -1);
+      gLU = add(gL, triu(gR, 0));
+    } else {
+      Tensor gR = neg(matmul(matmul(matmul(mT(P), left ? X : mH(X)), left ? mH(gX) : gX), P));
+      gR = call_tensor("aten::linalg_solve_triangular",
+                       {V(mH(L)), V(gR), Value::of_bool(true), Value::of_bool(false),
+                        Value::of_bool(true)});
+      Tensor gU = triu(solve_triangular(mH(U), matmul(mH(L), gR), /*upper=*/false,
+                                        /*left=*/false), 0);
+      gLU = add(tril(gR, -1), gU);
+    }
+  }
+  return {gLU, gB};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::linalg_lu", {"LinalgLuBackward0", {0}, {}, 7, linalg_lu_backward, 1});
+TN_REGISTER_DERIVATIVE("aten::linalg_lu_factor_ex",
+                       {"LinalgLuFactorExBackward0", {0}, {}, 3, lu_factor_ex_backward, 6});
+TN_REGISTER_DERIVATIVE("aten::lu_unpack", {"LuUnpackBackward0", {0}, {}, 0, lu_unpack_backward, 1});
+TN_REGISTER_DERIVATIVE("aten::linalg_lu_solve",
+                       {"LinalgLuSolveBackward0", {0, 2}, {{0}, {1}}, 1, lu_solve_backward});
+TN_COMPLEX_READY("aten::linalg_lu", "aten::linalg_lu_factor_ex", "aten::lu_unpack",
+                 "aten::linalg_lu_solve");
+TN_REGISTER_DERIVATIVE("aten::_linalg_eigh", {"LinalgEighBackward0", {0}, {}, 3, eigh_backward});
+TN_REGISTER_DERIVATIVE("aten::_linalg_svd", {"LinalgSvdBackward0", {0}, {}, 7, svd_backward});
+TN_COMPLEX_READY("aten::_linalg_eigh", "aten::_linalg_svd");
 TN_REGISTER_DERIVATIVE("aten::linalg_cholesky_ex",
                        {"LinalgCholeskyExBackward0", {0}, {}, 1, cholesky_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::cholesky", {"CholeskyBackward0", {0}, {}, 1, cholesky_backward});

@@ -32,6 +32,7 @@ void diag_embed(Call& c) {
   c.ret(diag_embed_of(c.tensor(0), c.to_int(1), c.to_int(2), c.to_int(3)));
 }
 void diag_embed_out(Call& c) {
+  ops::check_out_dtype(c.tensor(4), c.tensor(0)->dtype());
   c.ret(ops::write_out(c.tensor(4), diag_embed_of(c.tensor(0), c.to_int(1), c.to_int(2),
                                                   c.to_int(3)), c.key()));
 }
@@ -44,7 +45,10 @@ Tensor diagonal_copy_of(const Call& c) {
                                                               c.arg(3)}));
 }
 void diagonal_copy(Call& c) { c.ret(diagonal_copy_of(c)); }
-void diagonal_copy_out(Call& c) { c.ret(ops::write_out(c.tensor(4), diagonal_copy_of(c), c.key())); }
+void diagonal_copy_out(Call& c) {
+  ops::check_out_dtype(c.tensor(4), c.tensor(0)->dtype());
+  c.ret(ops::write_out(c.tensor(4), diagonal_copy_of(c), c.key()));
+}
 TN_REGISTER_COMPOSITE("aten::diagonal_copy", diagonal_copy);
 TN_REGISTER_COMPOSITE("aten::diagonal_copy.out", diagonal_copy_out);
 
@@ -59,7 +63,10 @@ Tensor diag_of(const Call& c) {
   return call_tensor("aten::diagonal_copy", {c.arg(0), c.arg(1), i64(0), i64(1)});
 }
 void diag(Call& c) { c.ret(diag_of(c)); }
-void diag_out(Call& c) { c.ret(ops::write_out(c.tensor(2), diag_of(c), c.key())); }
+void diag_out(Call& c) {
+  ops::check_out_dtype(c.tensor(2), c.tensor(0)->dtype());
+  c.ret(ops::write_out(c.tensor(2), diag_of(c), c.key()));
+}
 TN_REGISTER_COMPOSITE("aten::diag", diag);
 TN_REGISTER_COMPOSITE("aten::diag.out", diag_out);
 

@@ -55,6 +55,14 @@ inline void resize_out(const Tensor& out, const Dims& shape) {
 // another device, or of a dtype that cannot be cast to out's, as upstream.
 Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key);
 
+// A structured (or generated) out= argument's dtype must be the result's, checked before
+// computing, as upstream's set_output: "Expected out tensor to have dtype double, but got float
+// instead".
+inline void check_out_dtype(const Tensor& out, ScalarType expected) {
+  TN_CHECK(out->dtype() == expected, "Expected out tensor to have dtype ", cpp_type_name(expected),
+           ", but got ", cpp_type_name(out->dtype()), " instead");
+}
+
 // A composite that is another op under a second name (upstream's CompositeImplicit aliases:
 // absolute -> abs, __and__ -> bitwise_and...): every argument as given, to the op kTarget names
 // (same schema order, out= included), its results returned as they come.

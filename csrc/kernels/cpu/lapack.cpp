@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <string>
+#include <type_traits>
 
 #include "core/error.h"
 #include "kernels/cpu/blas_loader.h"
@@ -85,6 +86,40 @@ void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,
   fn(&m, &n, &k, a, &lda, tau, work, &lwork, info);
 }
 
+template <typename T>
+void syevd(char jobz, char uplo, int n, T* a, int lda, real_of<T>* w, T* work, int lwork,
+           real_of<T>* rwork, int lrwork, int* iwork, int liwork, int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*,
+                        int*, const int*, int*);
+    static const Fn fn = routine<Fn, T>("syevd");
+    fn(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info);
+  } else {
+    using Fn = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*,
+                        R*, const int*, int*, const int*, int*);
+    static const Fn fn = routine<Fn, T>("heevd");
+    fn(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info);
+  }
+}
+
+template <typename T>
+void gesdd(char jobz, int m, int n, T* a, int lda, real_of<T>* s, T* u, int ldu, T* vt,
+           int ldvt, T* work, int lwork, real_of<T>* rwork, int* iwork, int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*,
+                        T*, const int*, T*, const int*, int*, int*);
+    static const Fn fn = routine<Fn, T>("gesdd");
+    fn(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
+  } else {
+    using Fn = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*,
+                        T*, const int*, T*, const int*, R*, int*, int*);
+    static const Fn fn = routine<Fn, T>("gesdd");
+    fn(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info);
+  }
+}
+
 #define TN_LAPACK_INSTANTIATE(T)                                                         \
   template void getrf<T>(int, int, T*, int, int*, int*);                                 \
   template void getrs<T>(char, int, int, const T*, int, const int*, T*, int, int*);        \
@@ -92,7 +127,11 @@ void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,
   template void potrs<T>(char, int, int, const T*, int, T*, int, int*);                  \
   template void potri<T>(char, int, T*, int, int*);                                      \
   template void geqrf<T>(int, int, T*, int, T*, T*, int, int*);                          \
-  template void orgqr<T>(int, int, int, T*, int, const T*, T*, int, int*);
+  template void orgqr<T>(int, int, int, T*, int, const T*, T*, int, int*);                \
+  template void syevd<T>(char, char, int, T*, int, real_of<T>*, T*, int, real_of<T>*, int,   \
+                         int*, int, int*);                                               \
+  template void gesdd<T>(char, int, int, T*, int, real_of<T>*, T*, int, T*, int, T*, int,   \
+                         real_of<T>*, int*, int*);
 TN_LAPACK_INSTANTIATE(float)
 TN_LAPACK_INSTANTIATE(double)
 TN_LAPACK_INSTANTIATE(std::complex<float>)

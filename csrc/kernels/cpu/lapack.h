@@ -44,4 +44,23 @@ void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info);
 template <typename T>
 void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info);
 
+// The real type of T: float for complex64, double for complex128, T itself otherwise.
+template <typename T> struct RealOf { using type = T; };
+template <typename R> struct RealOf<std::complex<R>> { using type = R; };
+template <typename T> using real_of = typename RealOf<T>::type;
+
+// ?syevd (?heevd for complex): the eigenvalues (ascending, into w) and, when jobz is 'V', the
+// eigenvectors (over a) of a symmetric/Hermitian matrix, by divide and conquer. rwork is the
+// complex routine's (ignored for real T). lwork = lrwork = liwork = -1 queries the sizes.
+template <typename T>
+void syevd(char jobz, char uplo, int n, T* a, int lda, real_of<T>* w, T* work, int lwork,
+           real_of<T>* rwork, int lrwork, int* iwork, int liwork, int* info);
+
+// ?gesdd: the singular values (descending, into s) and, by jobz ('A' all, 'S' the first
+// min(m, n), 'N' none), the singular vectors U and V^H, by divide and conquer; a is destroyed.
+// rwork is the complex routine's (ignored for real T).
+template <typename T>
+void gesdd(char jobz, int m, int n, T* a, int lda, real_of<T>* s, T* u, int ldu, T* vt,
+           int ldvt, T* work, int lwork, real_of<T>* rwork, int* iwork, int* info);
+
 }  // namespace tn::lapack

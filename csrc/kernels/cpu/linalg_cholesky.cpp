@@ -72,13 +72,15 @@ void linalg_cholesky_ex(Call& c) {
 }
 template <bool Cpu>
 void linalg_cholesky_ex_out(Call& c) {
+  ops::check_out_dtype(c.tensor(3), c.tensor(0)->dtype());
+  ops::check_out_dtype(c.tensor(4), ScalarType::Int);
   auto [L, info] = cholesky_ex(c.tensor(0), c.to_bool(1), c.to_bool(2), Cpu);
   c.ret(ops::write_out(c.tensor(3), L, c.key()));
   c.ret(ops::write_out(c.tensor(4), info, c.key()));
 }
 
 // cholesky(Tensor self, bool upper=False): deprecated, warns once.
-Tensor cholesky_of(const Tensor& A, bool upper) {
+Tensor cholesky_of(const Tensor& A, bool upper, bool cpu) {
   static std::once_flag once;
   std::call_once(once, [] {
     warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
@@ -91,13 +93,16 @@ Tensor cholesky_of(const Tensor& A, bool upper) {
   check_square(A, "cholesky");
   Tensor L = f_clone(A);
   Tensor info = ops::empty(batch_of(A), ScalarType::Int, A->device());
+  if (!cpu) return L;
   potrf_all(L, info, upper, "cholesky_cpu");
   check_errors(info, "cholesky", A->dim() == 2);
   return call_tensor(upper ? "aten::triu_" : "aten::tril_", {t(L), i64(0)});
 }
-void cholesky(Call& c) { c.ret(cholesky_of(c.tensor(0), c.to_bool(1))); }
+template <bool Cpu>
+void cholesky(Call& c) { c.ret(cholesky_of(c.tensor(0), c.to_bool(1), Cpu)); }
+template <bool Cpu>
 void cholesky_out(Call& c) {
-  c.ret(ops::write_out(c.tensor(2), cholesky_of(c.tensor(0), c.to_bool(1)), c.key()));
+  c.ret(ops::write_out(c.tensor(2), cholesky_of(c.tensor(0), c.to_bool(1), Cpu), c.key()));
 }
 
 // cholesky_solve(Tensor self, Tensor input2, bool upper=False): self is B, input2 the factor.
@@ -138,6 +143,20 @@ void cholesky_solve_out(Call& c) {
 void cholesky_solve_helper(Call& c) {
   const Tensor &B = c.tensor(0), &A = c.tensor(1);
   const bool upper = c.to_bool(2);
+  // The composite hands over same-batch matrices; a direct call is checked as upstream's
+  // column-major clones and dtype dispatch check it, and (where upstream would read outside
+  // the factor) for matching shapes.
+  for (const Tensor* x : {&B, &A})
+    TN_CHECK((*x)->dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. "
+             "Got ", (*x)->dim(), "-D tensor.");
+  dispatch_lapack(B->dtype(), "cholesky_solve_cpu", [](auto) {});  // upstream's order
+  TN_CHECK(A->dtype() == B->dtype(), "expected scalar type ", c10_dtype_name(B->dtype()),
+           " but found ", c10_dtype_name(A->dtype()));
+  TN_CHECK(A->size(A->dim() - 1) == A->size(A->dim() - 2) &&
+               A->size(A->dim() - 1) == B->size(B->dim() - 2) && batch_of(A) == batch_of(B),
+           "_cholesky_solve_helper: expected a batch of square factors matching b's rows and "
+           "batch, but got b of shape ", dims_str(B->sizes()), " and A of shape ",
+           dims_str(A->sizes()));
   Tensor X = f_clone(B);
   Tensor F = f_clone(A);
   const int64_t n = A->size(A->dim() - 1), count = batch_count(X), nrhs = X->size(X->dim() - 1);
@@ -162,7 +181,7 @@ void cholesky_solve_helper(Call& c) {
 }
 
 // cholesky_inverse(Tensor self, bool upper=False)
-Tensor cholesky_inverse_of(const Tensor& L, bool upper) {
+Tensor cholesky_inverse_of(const Tensor& L, bool upper, bool cpu) {
   check_square(L, "cholesky_inverse");
   Tensor X = f_clone(L);
   const int64_t count = std::max<int64_t>(1, batch_count(L));
@@ -170,7 +189,7 @@ Tensor cholesky_inverse_of(const Tensor& L, bool upper) {
   call("aten::zero_", {t(info)});
   dispatch_lapack(L->dtype(), "cholesky_inverse_out_cpu", [&](auto zero) {
     using T = decltype(zero);
-    if (X->numel() == 0) return;
+    if (!cpu || X->numel() == 0) return;
     const char* key = "aten::cholesky_inverse";
     const int64_t n = X->size(X->dim() - 1);
     T* x = data_of<T>(X, key);
@@ -188,12 +207,15 @@ Tensor cholesky_inverse_of(const Tensor& L, bool upper) {
         }
     }
   });
-  check_errors(info, "cholesky_inverse", X->dim() == 2);
+  if (cpu) check_errors(info, "cholesky_inverse", X->dim() == 2);
   return X;
 }
-void cholesky_inverse(Call& c) { c.ret(cholesky_inverse_of(c.tensor(0), c.to_bool(1))); }
+template <bool Cpu>
+void cholesky_inverse(Call& c) { c.ret(cholesky_inverse_of(c.tensor(0), c.to_bool(1), Cpu)); }
+template <bool Cpu>
 void cholesky_inverse_out(Call& c) {
-  c.ret(ops::write_out(c.tensor(2), cholesky_inverse_of(c.tensor(0), c.to_bool(1)), c.key()));
+  c.ret(ops::write_out(c.tensor(2), cholesky_inverse_of(c.tensor(0), c.to_bool(1), Cpu),
+                       c.key()));
 }
 
 // linalg_cholesky(Tensor self, *, bool upper=False): the _ex form, checked.
@@ -218,12 +240,14 @@ TN_REGISTER_KERNEL("aten::linalg_cholesky_ex", Meta, linalg_cholesky_ex<false>);
 TN_REGISTER_KERNEL("aten::linalg_cholesky_ex.L", DenseCPU, linalg_cholesky_ex_out<true>);
 TN_REGISTER_KERNEL("aten::linalg_cholesky_ex.L", Meta, linalg_cholesky_ex_out<false>);
 TN_REGISTER_KERNEL("aten::_cholesky_solve_helper", DenseCPU, cholesky_solve_helper);
-TN_REGISTER_KERNEL("aten::cholesky", DenseCPU, cholesky);
-TN_REGISTER_KERNEL("aten::cholesky.out", DenseCPU, cholesky_out);
+TN_REGISTER_KERNEL("aten::cholesky", DenseCPU, cholesky<true>);
+TN_REGISTER_KERNEL("aten::cholesky", Meta, cholesky<false>);
+TN_REGISTER_KERNEL("aten::cholesky.out", DenseCPU, cholesky_out<true>);
 TN_REGISTER_COMPOSITE("aten::cholesky_solve", cholesky_solve);
 TN_REGISTER_COMPOSITE("aten::cholesky_solve.out", cholesky_solve_out);
-TN_REGISTER_KERNEL("aten::cholesky_inverse", DenseCPU, cholesky_inverse);
-TN_REGISTER_KERNEL("aten::cholesky_inverse.out", DenseCPU, cholesky_inverse_out);
+TN_REGISTER_KERNEL("aten::cholesky_inverse", DenseCPU, cholesky_inverse<true>);
+TN_REGISTER_KERNEL("aten::cholesky_inverse", Meta, cholesky_inverse<false>);
+TN_REGISTER_KERNEL("aten::cholesky_inverse.out", DenseCPU, cholesky_inverse_out<true>);
 TN_REGISTER_COMPOSITE("aten::linalg_cholesky", linalg_cholesky);
 TN_REGISTER_COMPOSITE("aten::linalg_cholesky.out", linalg_cholesky_out);
 

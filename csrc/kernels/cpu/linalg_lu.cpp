@@ -9,6 +9,7 @@
 //   _linalg_det          the pivots' permutation sign times the product of U's diagonal, from
 //                        the LU of A^T when A is a contiguous real tensor (as upstream)
 //   _linalg_slogdet      the same as a sign and the sum of log |U_ii|
+//   lu_unpack, linalg_lu P, L and U from the packed factors (P from the pivots' row swaps)
 //   _linalg_check_errors upstream's messages for LAPACK's info codes (linalg_util.cpp)
 // float32, float64, complex64 and complex128, as upstream's CPU kernels; others refuse with its
 // message. Every kernel is also Meta's, a template flag away (Cpu = false: the checks, shapes,
@@ -91,10 +92,138 @@ void lu_factor_ex(Call& c) {
 }
 template <bool Cpu>
 void lu_factor_ex_out(Call& c) {
+  ops::check_out_dtype(c.tensor(3), c.tensor(0)->dtype());
+  ops::check_out_dtype(c.tensor(4), ScalarType::Int);
+  ops::check_out_dtype(c.tensor(5), ScalarType::Int);
   LuFactors f = lu_factor_checked<Cpu>(c);
   c.ret(ops::write_out(c.tensor(3), f.LU, c.key()));
   c.ret(ops::write_out(c.tensor(4), f.pivots, c.key()));
   c.ret(ops::write_out(c.tensor(5), f.info, c.key()));
+}
+
+// --- lu_unpack and linalg_lu ----------------------------------------------------------------
+
+struct Unpacked {
+  Tensor P, L, U;
+};
+
+// triu/tril of x as a contiguous tensor (lu_unpack's outputs are row-major, as upstream's).
+Tensor tri(const char* op, const Tensor& x, int64_t k) {
+  Tensor r = call_tensor(op, {t(x), i64(k)});
+  return r->is_contiguous() ? r : ops::clone_contiguous(r);
+}
+void fill_diagonal_ones(const Tensor& x) {
+  call("aten::fill_.Scalar", {t(call_tensor("aten::diagonal", {t(x), i64(0), i64(-2), i64(-1)})),
+                              Value::of_scalar(Scalar::from_double(1.0))});
+}
+
+// lu_unpack's work: L (unit lower, m x k) and U (upper, k x n) from the packed LU, and P from
+// the 1-based pivots (the identity's rows swapped in order, P[perm[j], j] = 1).
+Unpacked lu_unpack(const Tensor& LU, const Tensor& pivots, bool data, bool with_pivots, bool cpu) {
+  TN_CHECK(LU->dim() >= 2, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: ",
+           dims_str(LU->sizes()), " instead");
+  if (with_pivots)
+    TN_CHECK(pivots->dtype() == ScalarType::Int, "torch.lu_unpack: LU_pivots is expected to be a "
+             "contiguous tensor of torch.int32 dtype.\nNote: this function is intended to be "
+             "used with the output produced by torch.linalg.lu_factor");
+  const int64_t m = LU->size(LU->dim() - 2), n = LU->size(LU->dim() - 1), k = std::min(m, n);
+  const Dims batch = batch_of(LU);
+  auto shaped = [&](int64_t r, int64_t c) {
+    Dims d = batch;
+    d.insert(d.end(), {r, c});
+    return d;
+  };
+  Tensor none = ops::empty({0}, LU->dtype(), LU->device());
+  Unpacked u{none, none, none};
+  if (data) {
+    if (m > n) {
+      u.U = tri("aten::triu", m == n ? LU : ops::narrow(LU, -2, 0, n), 0);
+      u.L = tri("aten::tril", LU, -1);
+    } else {
+      u.L = tri("aten::tril", m == n ? LU : ops::narrow(LU, -1, 0, m), -1);
+      u.U = tri("aten::triu", LU, 0);
+    }
+    fill_diagonal_ones(u.L);
+  }
+  if (with_pivots) {
+    u.P = ops::empty(shaped(m, m), LU->dtype(), LU->device());
+    call("aten::zero_", {t(u.P)});
+    Dims psizes = batch;
+    psizes.push_back(m);
+    Tensor perm = ops::empty(psizes, ScalarType::Long, LU->device());
+    // Upstream reads pivots over LU's batch without checking their shape (it writes outside its
+    // buffers when they do not fit): checked here.
+    TN_CHECK(pivots->dim() >= 1 && pivots->size(pivots->dim() - 1) <= m &&
+                 Dims(pivots->sizes().begin(), pivots->sizes().end() - 1) == batch,
+             "torch.lu_unpack: expected LU_pivots of shape LU.shape[:-2] + (k,) with k <= "
+             "LU.size(-2), but got LU of shape ", dims_str(LU->sizes()), " and LU_pivots of "
+             "shape ", dims_str(pivots->sizes()));
+    if (cpu && perm->numel() > 0) {
+      Tensor piv = pivots->is_contiguous() ? pivots : ops::clone_contiguous(pivots);
+      const char* key = "aten::lu_unpack";
+      int64_t* pp = data_of<int64_t>(perm, key);
+      const int32_t* pv = data_of<int32_t>(piv, key);
+      const int64_t count = numel_of(batch), kp = pivots->size(pivots->dim() - 1);
+      for (int64_t b = 0; b < count; ++b) {
+        int64_t* row = pp + b * m;
+        for (int64_t i = 0; i < m; ++i) row[i] = i;
+        for (int64_t j = 0; j < kp; ++j) {
+          const int64_t to = pv[b * kp + j] - 1;
+          TN_CHECK(to >= 0 && to < m, "pivots passed to lu_unpack must be between 1 and "
+                   "LU.size(-2) inclusive.Did you properly pass the result of lu_factor?");
+          std::swap(row[j], row[to]);
+        }
+      }
+    }
+    call("aten::scatter_.value", {t(u.P), i64(-2), t(call_tensor("aten::unsqueeze", {t(perm), i64(-2)})),
+                                  Value::of_scalar(Scalar::from_double(1.0))});
+  }
+  (void)k;
+  return u;
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True)
+//   -> (Tensor P, Tensor L, Tensor U)
+template <bool Cpu>
+void lu_unpack_kernel(Call& c) {
+  Unpacked u = lu_unpack(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
+  c.ret(u.P);
+  c.ret(u.L);
+  c.ret(u.U);
+}
+template <bool Cpu>
+void lu_unpack_out(Call& c) {
+  for (int i = 4; i < 7; ++i) ops::check_out_dtype(c.tensor(i), c.tensor(0)->dtype());
+  Unpacked u = lu_unpack(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
+  c.ret(ops::write_out(c.tensor(4), u.P, c.key()));
+  c.ret(ops::write_out(c.tensor(5), u.L, c.key()));
+  c.ret(ops::write_out(c.tensor(6), u.U, c.key()));
+}
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+template <bool Cpu>
+Unpacked linalg_lu_of(const Call& c) {
+  const Tensor& A = c.tensor(0);
+  TN_CHECK(A->dim() >= 2, "linalg.lu: Expected tensor with 2 or more dimensions. Got size: ",
+           dims_str(A->sizes()), " instead");
+  const bool pivot = c.to_bool(1);
+  LuFactors f = lu_factor(A, pivot, Cpu);
+  return lu_unpack(f.LU, f.pivots, true, pivot, Cpu);
+}
+template <bool Cpu>
+void linalg_lu(Call& c) {
+  Unpacked u = linalg_lu_of<Cpu>(c);
+  c.ret(u.P);
+  c.ret(u.L);
+  c.ret(u.U);
+}
+template <bool Cpu>
+void linalg_lu_out(Call& c) {
+  for (int i = 2; i < 5; ++i) ops::check_out_dtype(c.tensor(i), c.tensor(0)->dtype());
+  Unpacked u = linalg_lu_of<Cpu>(c);
+  c.ret(ops::write_out(c.tensor(2), u.P, c.key()));
+  c.ret(ops::write_out(c.tensor(3), u.L, c.key()));
+  c.ret(ops::write_out(c.tensor(4), u.U, c.key()));
 }
 
 // --- lu_solve --------------------------------------------------------------------------------
@@ -179,6 +308,7 @@ void lu_solve_kernel(Call& c) {
 }
 template <bool Cpu>
 void lu_solve_out(Call& c) {
+  ops::check_out_dtype(c.tensor(5), c.tensor(2)->dtype());
   check_lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3));
   Tensor r = lu_solve(c.tensor(0), c.tensor(1), c.tensor(2), c.to_bool(3), c.to_bool(4), Cpu);
   c.ret(ops::write_out(c.tensor(5), r, c.key()));
@@ -239,6 +369,10 @@ void linalg_solve_ex(Call& c) {
 }
 template <bool Cpu>
 void linalg_solve_ex_out(Call& c) {
+  ops::check_out_dtype(c.tensor(4), c.tensor(1)->dtype());
+  ops::check_out_dtype(c.tensor(5), c.tensor(0)->dtype());
+  ops::check_out_dtype(c.tensor(6), ScalarType::Int);
+  ops::check_out_dtype(c.tensor(7), ScalarType::Int);
   Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
   c.ret(ops::write_out(c.tensor(4), s.result, c.key()));
   c.ret(ops::write_out(c.tensor(5), s.f.LU, c.key()));
@@ -270,6 +404,8 @@ void linalg_inv_ex(Call& c) {
 }
 template <bool Cpu>
 void linalg_inv_ex_out(Call& c) {
+  ops::check_out_dtype(c.tensor(2), c.tensor(0)->dtype());
+  ops::check_out_dtype(c.tensor(3), ScalarType::Int);
   auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1), Cpu);
   c.ret(ops::write_out(c.tensor(2), X, c.key()));
   c.ret(ops::write_out(c.tensor(3), info, c.key()));
@@ -372,6 +508,14 @@ TN_REGISTER_KERNEL("aten::_linalg_det", DenseCPU, linalg_det<true>);
 TN_REGISTER_KERNEL("aten::_linalg_det", Meta, linalg_det<false>);
 TN_REGISTER_KERNEL("aten::_linalg_slogdet", DenseCPU, linalg_slogdet<true>);
 TN_REGISTER_KERNEL("aten::_linalg_slogdet", Meta, linalg_slogdet<false>);
+TN_REGISTER_KERNEL("aten::lu_unpack", DenseCPU, lu_unpack_kernel<true>);
+TN_REGISTER_KERNEL("aten::lu_unpack", Meta, lu_unpack_kernel<false>);
+TN_REGISTER_KERNEL("aten::lu_unpack.out", DenseCPU, lu_unpack_out<true>);
+TN_REGISTER_KERNEL("aten::lu_unpack.out", Meta, lu_unpack_out<false>);
+TN_REGISTER_KERNEL("aten::linalg_lu", DenseCPU, linalg_lu<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu", Meta, linalg_lu<false>);
+TN_REGISTER_KERNEL("aten::linalg_lu.out", DenseCPU, linalg_lu_out<true>);
+TN_REGISTER_KERNEL("aten::linalg_lu.out", Meta, linalg_lu_out<false>);
 TN_REGISTER_KERNEL("aten::_linalg_check_errors", DenseCPU, linalg_check_errors<true>);
 TN_REGISTER_KERNEL("aten::_linalg_check_errors", Meta, linalg_check_errors<false>);
 

@@ -110,7 +110,7 @@ void geqrf_out(Call& c) {
 }
 
 // linalg_householder_product(Tensor input, Tensor tau)
-Tensor householder_product(const Tensor& A, const Tensor& tau) {
+Tensor householder_product(const Tensor& A, const Tensor& tau, bool cpu) {
   const char* f = "torch.linalg.householder_product";
   TN_CHECK(A->dim() >= 2, f, ": input must have at least 2 dimensions.");
   const int64_t m = A->size(A->dim() - 2), n = A->size(A->dim() - 1);
@@ -127,12 +127,14 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   TN_CHECK(tau->dtype() == A->dtype(), f, ": tau dtype ", c10_dtype_name(tau->dtype()),
            " does not match input dtype ", c10_dtype_name(A->dtype()));
   Tensor Q = f_clone(A);
-  orgqr_all(Q, tau->is_contiguous() ? tau : ops::clone_contiguous(tau));
+  if (cpu) orgqr_all(Q, tau->is_contiguous() ? tau : ops::clone_contiguous(tau));
   return Q;
 }
-void householder(Call& c) { c.ret(householder_product(c.tensor(0), c.tensor(1))); }
+template <bool Cpu>
+void householder(Call& c) { c.ret(householder_product(c.tensor(0), c.tensor(1), Cpu)); }
 void householder_out(Call& c) {
-  c.ret(ops::write_out(c.tensor(2), householder_product(c.tensor(0), c.tensor(1)), c.key()));
+  c.ret(ops::write_out(c.tensor(2), householder_product(c.tensor(0), c.tensor(1), true),
+                       c.key()));
 }
 
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
@@ -176,6 +178,8 @@ void linalg_qr(Call& c) {
   c.ret(R);
 }
 void linalg_qr_out(Call& c) {
+  ops::check_out_dtype(c.tensor(2), c.tensor(0)->dtype());
+  ops::check_out_dtype(c.tensor(3), c.tensor(0)->dtype());
   auto [Q, R] = qr_of(c.tensor(0), c.arg(1).str, true);
   c.ret(ops::write_out(c.tensor(2), Q, c.key()));
   c.ret(ops::write_out(c.tensor(3), R, c.key()));
@@ -191,7 +195,8 @@ TN_REGISTER_COMPOSITE("aten::orgqr", ops::forward_to<kHouseholder>);
 TN_REGISTER_COMPOSITE("aten::orgqr.out", ops::forward_to<kHouseholderOut>);
 TN_REGISTER_KERNEL("aten::geqrf", DenseCPU, geqrf);
 TN_REGISTER_KERNEL("aten::geqrf.a", DenseCPU, geqrf_out);
-TN_REGISTER_KERNEL("aten::linalg_householder_product", DenseCPU, householder);
+TN_REGISTER_KERNEL("aten::linalg_householder_product", DenseCPU, householder<true>);
+TN_REGISTER_KERNEL("aten::linalg_householder_product", Meta, householder<false>);
 TN_REGISTER_KERNEL("aten::linalg_householder_product.out", DenseCPU, householder_out);
 TN_REGISTER_KERNEL("aten::linalg_qr", DenseCPU, linalg_qr<true>);
 TN_REGISTER_KERNEL("aten::linalg_qr", Meta, linalg_qr<false>);
