@@ -130,4 +130,17 @@ inline Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Arg
   return maybe_multiply(mm(t(conj(mat1)), grad), conj(alpha));
 }
 
+// Whether output i's gradient stands for one upstream's engine would hand as defined: the
+// engine fills zeros for outputs nothing used, so a gradient counts when it has history or
+// is not all zeros (formulas that branch on which gradients are defined, as upstream's do,
+// take the same branch).
+inline bool handed(const Grads& g, size_t i) {
+  if (i >= g.size() || !g[i]) return false;
+  if (g[i]->requires_grad()) return true;
+  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
+  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
+}
+// g[i] when handed, else null.
+inline Tensor handed_or_null(const Grads& g, size_t i) { return handed(g, i) ? g[i] : Tensor(); }
+
 }  // namespace tn::autograd::d

@@ -170,10 +170,12 @@ Grads eigh_backward(const Saved& s, const Grads& g) {
   TN_CHECK((s.to_bool(2) && Vec->numel() > 0) || L->numel() == 0, "linalg_eig_backward: "
            "torch.symeig(A, eigenvectors=False) is not differentiable. Use "
            "torch.linalg.eigvalsh(A) instead.");
-  Tensor gL = g[0] ? g[0] : zeros(L->sizes(), L->dtype(), L->device());
+  Tensor gL = handed_or_null(g, 0), gV = handed_or_null(g, 1);
+  if (!gL && !gV) return {Tensor()};
+  if (!gL) gL = zeros(L->sizes(), L->dtype(), L->device());
   Tensor ret;
-  if (g.size() > 1 && g[1]) {
-    Tensor vhgv = matmul(mH(Vec), g[1]);
+  if (gV) {
+    Tensor vhgv = matmul(mH(Vec), gV);
     vhgv = mul(sub(vhgv, mH(vhgv)), Scalar::from_double(0.5));
     ret = with_diagonal(div(vhgv, differences(L)), gL);
   } else {
@@ -189,7 +191,8 @@ Grads svd_backward(const Saved& s, const Grads& g) {
   Tensor U = s.result(0), S = s.result(1), Vh = s.result(2);
   TN_CHECK(s.to_bool(2), "torch.linalg.svdvals: computing gradients requires compute_uv=True");
   const int64_t k = S->size(S->dim() - 1);
-  Tensor gU = g[0], gS = g.size() > 1 ? g[1] : Tensor(), gVh = g.size() > 2 ? g[2] : Tensor();
+  Tensor gU = handed_or_null(g, 0), gS = handed_or_null(g, 1), gVh = handed_or_null(g, 2);
+  if (!gU && !gS && !gVh) return {Tensor()};
   if (s.to_bool(1)) {
     U = narrow(U, -1, 0, k);
     Vh = narrow(Vh, -2, 0, k);
@@ -286,8 +289,9 @@ Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Te
 
 // linalg_lu(A, pivot) -> (P, L, U)
 Grads linalg_lu_backward(const Saved& s, const Grads& g) {
-  return {lu_backward(g.size() > 1 ? g[1] : Tensor(), g.size() > 2 ? g[2] : Tensor(),
-                      s.result(0), s.result(1), s.result(2), s.to_bool(1))};
+  Tensor gL = handed_or_null(g, 1), gU = handed_or_null(g, 2);
+  if (!gL && !gU) return {Tensor()};
+  return {lu_backward(gL, gU, s.result(0), s.result(1), s.result(2), s.to_bool(1))};
 }
 
 // linalg_lu_factor_ex(A, pivot): the packed gradient split into L's part (m x k) and U's
@@ -315,12 +319,12 @@ Grads lu_unpack_backward(const Saved& s, const Grads& g) {
   if (!gL) gL = zeros(ls, lu.dtype, lu.device);
   if (!gU) gU = zeros(us, lu.dtype, lu.device);
   if (m == n) return {add(tril(gL, -1), triu(gU, 0))};
-  if (m < n) {
-    Tensor gA = call_tensor("aten::clone", {V(gU), Value{}});
+  if (m < n) {  // U is the whole k x n upper part; L's strict lower part is in its first k columns
+    Tensor gA = triu(gU, 0);
     ops::copy_(narrow(gA, -1, 0, k), add(narrow(gA, -1, 0, k), tril(gL, -1)));
     return {gA};
   }
-  Tensor gA = call_tensor("aten::clone", {V(gL), Value{}});
+  Tensor gA = tril(gL, -1);  // L is the whole m x k strict lower part; U sits in the first k rows
   ops::copy_(narrow(gA, -2, 0, k), add(narrow(gA, -2, 0, k), triu(gU, 0)));
   return {gA};
 }
@@ -361,8 +365,30 @@ Grads lu_solve_backward(const Saved& s, const Grads& g) {
   return {gLU, gB};
 }
 
+// linalg_pinv.atol_rtol_tensor(self, atol, rtol, hermitian): upstream's pinv_backward, ordered
+// so that the products stay of the smaller dimension.
+Grads pinv_backward(const Saved& s, const Grads& g) {
+  const Tensor &A = s.tensor(0), &P = s.result(0);
+  const int64_t m = A->size(A->dim() - 2), n = A->size(A->dim() - 1);
+  Tensor Ph = mH(P), gh = mH(g[0]);
+  if (m <= n) {
+    Tensor K = matmul(gh, P);
+    Tensor KPh = matmul(K, Ph);
+    Tensor r = add(neg(mH(matmul(P, K))), KPh);
+    r = sub(r, matmul(matmul(A, P), KPh));
+    return {add(r, matmul(matmul(Ph, P), sub(gh, matmul(K, A))))};
+  }
+  Tensor K = matmul(P, gh);
+  Tensor PhK = matmul(Ph, K);
+  Tensor r = add(neg(mH(matmul(K, P))), matmul(matmul(sub(gh, matmul(A, K)), P), Ph));
+  return {sub(add(r, PhK), matmul(matmul(PhK, P), A))};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::linalg_pinv.atol_rtol_tensor",
+                       {"LinalgPinvBackward0", {0}, {{0}}, 1, pinv_backward});
+TN_COMPLEX_READY("aten::linalg_pinv.atol_rtol_tensor");
 TN_REGISTER_DERIVATIVE("aten::linalg_lu", {"LinalgLuBackward0", {0}, {}, 7, linalg_lu_backward, 1});
 TN_REGISTER_DERIVATIVE("aten::linalg_lu_factor_ex",
                        {"LinalgLuFactorExBackward0", {0}, {}, 3, lu_factor_ex_backward, 6});

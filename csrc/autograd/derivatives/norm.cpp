@@ -18,16 +18,6 @@ Tensor add_scalar(const Tensor& a, double x) {
   return call_tensor("aten::add.Scalar", {V(a), S(x)});
 }
 
-// Whether output i's gradient stands for one upstream's engine would hand as defined: the
-// engine fills zeros for outputs nothing used, so a gradient counts when it has history or
-// is not all zeros.
-bool handed(const Grads& g, size_t i) {
-  if (i >= g.size() || !g[i]) return false;
-  if (g[i]->requires_grad()) return true;
-  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
-  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
-}
-
 // Upstream's infinitely_differentiable_native_group_norm_backward: the gradients of input,
 // weight and bias from those of out (dY), mean and rstd, over groups of D = C / G channels.
 // Per group, with x of shape (N, G, D, HxW), s = 1 / (D HxW), ds = sum over HxW of dY x and

@@ -229,5 +229,17 @@ void norm_cpu(Call& c) {
 }
 TN_REGISTER_STRUCTURED("aten::linalg_vector_norm", norm_rule, norm_cpu);
 
+// linalg_vector_norm.out(self, ord, dim, keepdim, *, dtype, out): the result's dtype (dtype=, or
+// self's real dtype) must be out's, as upstream's structured kernel checks.
+void vector_norm_out(Call& c) {
+  const Tensor& out = c.tensor(5);
+  const ScalarType dt = c.optional_dtype(4).value_or(to_real_type(c.tensor(0)->dtype()));
+  ops::check_out_dtype(out, dt);
+  Tensor r = call_tensor("aten::linalg_vector_norm", {c.arg(0), c.arg(1), c.arg(2), c.arg(3),
+                                                      c.arg(4)});
+  c.ret(ops::write_out(out, r, c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::linalg_vector_norm.out", vector_norm_out);
+
 }  // namespace
 }  // namespace tn

@@ -200,18 +200,12 @@ TN_REGISTER_STRUCTURED("aten::mean.dim", mean_rule<args_dims>, mean_cpu<args_dim
 TN_REGISTER_STRUCTURED("aten::prod", sum_rule<args_all>, prod_cpu<args_all>);
 TN_REGISTER_STRUCTURED("aten::prod.dim_int", sum_rule<args_one_dim>, prod_cpu<args_one_dim>);
 
-// Upstream's structured out= check where dtype= names the result's dtype.
-void check_out_dtype(const Tensor& out, ScalarType dtype) {
-  TN_CHECK(out->dtype() == dtype, "Expected out tensor to have dtype ", cpp_type_name(dtype),
-           ", but got ", cpp_type_name(out->dtype()), " instead");
-}
-
 // out= spellings of (self, dim, keepdim, dtype, out): dtype defaults to out's, and a dtype
 // given must be out's, as upstream.
 template <const char* Functional>
 void dims_dtype_out(Call& c) {
   const Tensor& out = c.tensor(4);
-  if (!c.arg(3).is_none()) check_out_dtype(out, *c.optional_dtype(3));
+  if (!c.arg(3).is_none()) ops::check_out_dtype(out, *c.optional_dtype(3));
   Value dt = c.arg(3).is_none() ? Value::of_dtype(out->dtype()) : c.arg(3);
   Tensor r = call_tensor(Functional, {c.arg(0), c.arg(1), c.arg(2), dt});
   c.ret(ops::write_out(out, r, c.key()));
@@ -388,7 +382,7 @@ void check_scan_written(const Tensor& self, const Tensor& written) {
 void cumsum_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(3);
-  if (!c.arg(2).is_none()) check_out_dtype(out, *c.optional_dtype(2));
+  if (!c.arg(2).is_none()) ops::check_out_dtype(out, *c.optional_dtype(2));
   Value dt = c.arg(2).is_none() ? Value::of_dtype(out->dtype()) : c.arg(2);
   Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
   resize_out(out, r->sizes());
