@@ -76,3 +76,74 @@ def scaled_error(got, ref) -> float:
     pairs = [(a, b) for a, b in zip(g, r) if math.isfinite(a) and math.isfinite(b)]
     scale = max((abs(b) for _, b in pairs), default=0.0) or 1.0
     return max((abs(a - b) / scale for a, b in pairs), default=0.0)
+
+
+# A prelude for scripts that record named cases into `out` (printed as JSON at the end):
+# enc() writes a tensor as [dtype, shape, strides, conjugate bit, values as reals] (complex
+# values as pairs, conjugate views resolved), a torch.Size as a list, tuples and lists
+# element-wise; case(name, fn) records fn()'s encoding or ["raises", type, message]. The
+# seed is 0 and warnings are silenced.
+CASES_PRELUDE = r"""
+import json, torch, warnings
+warnings.simplefilter("ignore")
+torch.manual_seed(0)
+out = {}
+def enc(r):
+    if isinstance(r, torch.Tensor):
+        r = r.detach()
+        v = r.resolve_conj()
+        vals = torch.view_as_real(v).flatten().tolist() if v.is_complex() else v.flatten().tolist()
+        return [str(r.dtype), list(r.shape), list(r.stride()), r.is_conj(), vals]
+    if isinstance(r, torch.Size):
+        return list(r)
+    if isinstance(r, (tuple, list)):
+        return [enc(x) for x in r]
+    return r
+def case(name, fn):
+    try:
+        out[name] = enc(fn())
+    except Exception as e:
+        out[name] = ["raises", type(e).__name__, str(e)]
+"""
+
+# For gradient scripts run in two dtypes: `DTYPE_NAME` in the script is replaced by the dtype,
+# and torch.randn draws in float32 then widens, so both dtypes see the same values.
+SAME_VALUES_IN_DTYPE = r"""
+DTYPE = getattr(torch, "DTYPE_NAME")
+_randn = torch.randn
+def randn(*shape, requires_grad=False, **kw):
+    return _randn(*shape, **kw).to(DTYPE).requires_grad_(requires_grad)
+torch.randn = randn
+"""
+
+
+def cases_differing(script: str):
+    """Runs a CASES_PRELUDE script in both environments; returns (ours, upstream, the cases
+    whose encodings differ)."""
+    ours, upstream = run_json(OURS, script), run_json(UPSTREAM, script)
+    assert ours.keys() == upstream.keys()
+    return ours, upstream, {k: (ours[k], upstream[k]) for k in upstream if ours[k] != upstream[k]}
+
+
+def encoded_values(r) -> list:
+    """The numbers of an encoded result (a tensor's encoding, or a list of them)."""
+    if r and isinstance(r[0], str):
+        return r[4]
+    return [v for x in r for v in encoded_values(x)]
+
+
+def cases_beyond_upstreams_error(script: str) -> dict:
+    """Runs a script using DTYPE_NAME (SAME_VALUES_IN_DTYPE) under ours in float32 and upstream
+    in float32 and float64; returns the cases whose error against upstream's float64 exceeds
+    upstream's own float32 error on that case and the float32 floor (AGREEMENT_RULES.md)."""
+    ours = run_json(OURS, script.replace("DTYPE_NAME", "float32"))
+    up32 = run_json(UPSTREAM, script.replace("DTYPE_NAME", "float32"))
+    up64 = run_json(UPSTREAM, script.replace("DTYPE_NAME", "float64"))
+    failures = {}
+    for name in up32:
+        assert up32[name][0] != "raises", (name, up32[name])
+        own = scaled_error(encoded_values(up32[name]), encoded_values(up64[name]))
+        err = scaled_error(encoded_values(ours[name]), encoded_values(up64[name]))
+        if err > max(own, FLOAT32_FLOOR):
+            failures[name] = (err, own)
+    return failures

@@ -307,7 +307,8 @@ Tensor from_nested(PyObject* data, std::optional<ScalarType> dtype) {
       fill_from(data, q);
       auto* h = static_cast<chalf*>(p);
       for (size_t k = 0; k < tmp.size(); ++k)
-        h[k] = chalf(Half(static_cast<float>(tmp[k].real())), Half(static_cast<float>(tmp[k].imag())));
+        h[k] = chalf(Half(static_cast<float>(tmp[k].real())),
+                     Half(static_cast<float>(tmp[k].imag())));
       break;
     }
     case ScalarType::BFloat16: {

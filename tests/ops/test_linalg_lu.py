@@ -15,26 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import FLOAT32_FLOOR, OURS, UPSTREAM, run_json, scaled_error  # noqa: E402
+from helpers import (CASES_PRELUDE, FLOAT32_FLOOR, OURS, UPSTREAM, cases_differing,  # noqa: E402
+                     encoded_values, run_json, scaled_error)
 
-PRELUDE = r"""
-import json, torch, warnings
-warnings.simplefilter("ignore")
-torch.manual_seed(0)
-out = {}
-def enc(r):
-    if isinstance(r, torch.Tensor):
-        v = r.detach().resolve_conj()
-        vals = torch.view_as_real(v).flatten().tolist() if v.is_complex() else v.flatten().tolist()
-        return [str(r.dtype), list(r.shape), list(r.stride()), r.is_conj(), vals]
-    if isinstance(r, (tuple, list)):
-        return [enc(x) for x in r]
-    return r
-def case(name, fn):
-    try:
-        out[name] = enc(fn())
-    except Exception as e:
-        out[name] = ["raises", type(e).__name__, str(e)]
+PRELUDE = CASES_PRELUDE + r"""
 A = torch.randn(3, 3)
 B = torch.randn(3, 2)
 Ab = torch.randn(2, 3, 3, dtype=torch.double)
@@ -121,20 +105,11 @@ print(json.dumps(out))
 
 
 def test_lu_family_agrees_bit_for_bit():
-    ours, upstream = run_json(OURS, EXACT), run_json(UPSTREAM, EXACT)
-    assert ours.keys() == upstream.keys()
-    differ = {k: (ours[k], upstream[k]) for k in upstream if ours[k] != upstream[k]}
+    _, upstream, differ = cases_differing(EXACT)
     assert not differ, differ
     # not vacuous: values came out, and the singular cases raised LinAlgError
     assert upstream["solve"][0] == "torch.float32" and len(upstream["solve"][4]) == 6
     assert upstream["inv singular"][:2] == ["raises", "_LinAlgError"]
-
-
-def flat(r):
-    """The numbers of an encoded result (a tensor, or a list of them)."""
-    if r and isinstance(r[0], str):
-        return r[4]
-    return [v for x in r for v in flat(x)]
 
 
 def test_complex_signs_within_upstreams_own_error():
@@ -146,8 +121,8 @@ def test_complex_signs_within_upstreams_own_error():
         name = key[:-3]
         up32, up128, got = upstream[key], upstream[name + "|128"], ours[key]
         assert up32[0] != "raises", (name, up32)
-        own = scaled_error(flat(up32), flat(up128))
-        err = scaled_error(flat(got), flat(up128))
+        own = scaled_error(encoded_values(up32), encoded_values(up128))
+        err = scaled_error(encoded_values(got), encoded_values(up128))
         if err > max(own, FLOAT32_FLOOR):
             failures[name] = (err, own)
     assert not failures, failures

@@ -15,32 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import FLOAT32_FLOOR, OURS, UPSTREAM, run_json, scaled_error  # noqa: E402
+from helpers import (CASES_PRELUDE, SAME_VALUES_IN_DTYPE,  # noqa: E402
+                     cases_beyond_upstreams_error, cases_differing)
 
-PRELUDE = r"""
-import json, sys, torch, warnings
-warnings.simplefilter("ignore")
-torch.manual_seed(0)
-out = {}
-def enc(r):
-    if isinstance(r, torch.Tensor):
-        r = r.detach()
-        v = r.resolve_conj()
-        vals = torch.view_as_real(v).flatten().tolist() if v.is_complex() else v.flatten().tolist()
-        return [str(r.dtype), list(r.shape), list(r.stride()), r.is_conj(), vals]
-    if isinstance(r, torch.Size):
-        return list(r)
-    if isinstance(r, (tuple, list)):
-        return [enc(x) for x in r]
-    return r
-def case(name, fn):
-    try:
-        out[name] = enc(fn())
-    except Exception as e:
-        out[name] = ["raises", type(e).__name__, str(e)]
-"""
-
-EXACT = PRELUDE + r"""
+EXACT = CASES_PRELUDE + r"""
 A = torch.randn(2,3,3); S = A + A.mT
 Sc = torch.randn(3,3,dtype=torch.cdouble); Sc = Sc + Sc.mH
 case("eigh", lambda: torch.linalg.eigh(S))
@@ -88,14 +66,8 @@ case("meta", lambda: [[(p.shape, p.stride()) for p in f] for f in [torch.linalg.
 print(json.dumps(out))
 """
 
-# Each gradient case in float32 and, under upstream, float64 (DTYPE_NAME is replaced).
-GRADS = PRELUDE + r"""
-DTYPE = getattr(torch, "DTYPE_NAME")
-# the same values in both dtypes: drawn in float32, then widened
-_randn = torch.randn
-def randn(*shape, requires_grad=False, **kw):
-    return _randn(*shape, **kw).to(DTYPE).requires_grad_(requires_grad)
-torch.randn = randn
+# Each gradient case in float32 and, under upstream, float64 (helpers.SAME_VALUES_IN_DTYPE).
+GRADS = CASES_PRELUDE + SAME_VALUES_IN_DTYPE + r"""
 A = torch.randn(2,3,3); S = A + A.mT
 def gcase(name, fn):
     case(name, lambda: [g.to(torch.float64) for g in fn()])
@@ -123,30 +95,13 @@ print(json.dumps(out))
 
 
 def test_factorisations_agree_bit_for_bit():
-    ours, upstream = run_json(OURS, EXACT), run_json(UPSTREAM, EXACT)
-    assert ours.keys() == upstream.keys()
-    differ = {k: (ours[k], upstream[k]) for k in upstream if ours[k] != upstream[k]}
+    _, upstream, differ = cases_differing(EXACT)
     assert not differ, differ
     # not vacuous: factors came out; non-finite input raised LinAlgError
     assert upstream["svd"][0][0] == "torch.float32"
     assert upstream["svd_nan"][:2] == ["raises", "_LinAlgError"]
 
 
-def flat(r):
-    if r and isinstance(r[0], str):
-        return r[4]
-    return [v for x in r for v in flat(x)]
-
-
 def test_gradients_within_upstreams_own_error():
-    ours = run_json(OURS, GRADS.replace("DTYPE_NAME", "float32"))
-    up32 = run_json(UPSTREAM, GRADS.replace("DTYPE_NAME", "float32"))
-    up64 = run_json(UPSTREAM, GRADS.replace("DTYPE_NAME", "float64"))
-    failures = {}
-    for name in up32:
-        assert up32[name][0] != "raises", (name, up32[name])
-        own = scaled_error(flat(up32[name]), flat(up64[name]))
-        err = scaled_error(flat(ours[name]), flat(up64[name]))
-        if err > max(own, FLOAT32_FLOOR):
-            failures[name] = (err, own)
+    failures = cases_beyond_upstreams_error(GRADS)
     assert not failures, failures

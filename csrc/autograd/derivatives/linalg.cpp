@@ -216,7 +216,8 @@ Grads svd_backward(const Saved& s, const Grads& g) {
     ret = mul(unsqueeze(S, -1), div(VhgV, E));
   }
   if (gS) ret = add(ret, diag_embed(to_dtype(gS, ret->dtype())));
-  if (cx(U) && gU) ret = add(ret, diag_embed(div(diagonal(UhgU), mul(S, Scalar::from_double(2.0)))));
+  if (cx(U) && gU)
+    ret = add(ret, diag_embed(div(diagonal(UhgU), mul(S, Scalar::from_double(2.0)))));
   if (m > n && gU) {
     Tensor gA = matmul(U, ret);
     Tensor gUSinv = div(gU, unsqueeze(S, -2));

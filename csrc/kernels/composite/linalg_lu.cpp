@@ -119,7 +119,8 @@ void logdet(Call& c) {
     return c.ret(call_tensor("aten::add.Tensor", {t(lg), t(logabs),
                                                   Value::of_scalar(Scalar::from_int(1))}));
   }
-  Tensor negative = call_tensor("aten::eq.Scalar", {t(sign), Value::of_scalar(Scalar::from_double(-1.0))});
+  Tensor negative =
+      call_tensor("aten::eq.Scalar", {t(sign), Value::of_scalar(Scalar::from_double(-1.0))});
   Tensor nan = call_tensor("aten::scalar_tensor",
                            {Value::of_scalar(Scalar::from_double(std::nan(""))),
                             Value::of_dtype(logabs->dtype()), Value{},

@@ -310,7 +310,8 @@ bool cx_predicate(EwIter& it, CxPredicate p) {
     using C = decltype(zero);
     switch (p) {
       case CxPredicate::IsNan:
-        return ew_run<bool, C>(it, [](C a) { return std::isnan(a.real()) || std::isnan(a.imag()); });
+        return ew_run<bool, C>(
+            it, [](C a) { return std::isnan(a.real()) || std::isnan(a.imag()); });
       case CxPredicate::IsInf:
         return ew_run<bool, C>(it, [](C a) { return std::isinf(a.real()) || std::isinf(a.imag()); });
       case CxPredicate::IsFinite:

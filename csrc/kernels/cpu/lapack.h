@@ -7,6 +7,7 @@
 #pragma once
 
 #include <complex>
+#include <type_traits>
 
 namespace tn::lapack {
 
@@ -48,6 +49,13 @@ void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,
 template <typename T> struct RealOf { using type = T; };
 template <typename R> struct RealOf<std::complex<R>> { using type = R; };
 template <typename T> using real_of = typename RealOf<T>::type;
+
+// The workspace size a routine's lwork = -1 query wrote into work[0] (its real part).
+template <typename T>
+int workspace_size(T w) {
+  if constexpr (std::is_same_v<T, real_of<T>>) return static_cast<int>(w);
+  else return static_cast<int>(w.real());
+}
 
 // ?syevd (?heevd for complex): the eigenvalues (ascending, into w) and, when jobz is 'V', the
 // eigenvectors (over a) of a symmetric/Hermitian matrix, by divide and conquer. rwork is the

@@ -175,7 +175,8 @@ Unpacked lu_unpack(const Tensor& LU, const Tensor& pivots, bool data, bool with_
         }
       }
     }
-    call("aten::scatter_.value", {t(u.P), i64(-2), t(call_tensor("aten::unsqueeze", {t(perm), i64(-2)})),
+    Tensor rows = call_tensor("aten::unsqueeze", {t(perm), i64(-2)});
+    call("aten::scatter_.value", {t(u.P), i64(-2), t(rows),
                                   Value::of_scalar(Scalar::from_double(1.0))});
   }
   (void)k;

@@ -23,11 +23,6 @@ using namespace linalg;
 using ops::i64;
 using ops::t;
 
-template <typename T>
-int workspace_size(T w) {
-  if constexpr (is_complex_v<T>) return static_cast<int>(w.real());
-  else return static_cast<int>(w);
-}
 
 // ?geqrf in place over every (m, n) column-major matrix of QR; tau (batch, k) contiguous.
 void geqrf_all(const Tensor& QR, const Tensor& tau) {
@@ -43,7 +38,7 @@ void geqrf_all(const Tensor& QR, const Tensor& tau) {
     int info = 0;
     T best{};
     lapack::geqrf<T>(static_cast<int>(m), static_cast<int>(n), a, lda, tp, &best, -1, &info);
-    const int lwork = std::max({1, static_cast<int>(n), workspace_size(best)});
+    const int lwork = std::max({1, static_cast<int>(n), lapack::workspace_size(best)});
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t b = 0; b < batch_count(QR); ++b)
       lapack::geqrf<T>(static_cast<int>(m), static_cast<int>(n), a + b * m * n, lda, tp + b * k,
@@ -67,7 +62,7 @@ void orgqr_all(const Tensor& Q, const Tensor& tau) {
     T best{};
     lapack::orgqr<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a, lda, tp,
                      &best, -1, &info);
-    const int lwork = std::max(1, workspace_size(best));
+    const int lwork = std::max(1, lapack::workspace_size(best));
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t b = 0; b < batch_count(Q); ++b)
       lapack::orgqr<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
@@ -79,9 +74,6 @@ Dims with_last(Dims shape, int64_t rows, int64_t cols) {
   shape.push_back(rows);
   shape.push_back(cols);
   return shape;
-}
-Tensor f_empty(const Dims& shape, const Tensor& like) {
-  return ops::empty_strided(shape, matrix_strides(shape, true), like->dtype(), like->device());
 }
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t len) {
   return call_tensor("aten::narrow", {t(x), i64(dim), i64(start), i64(len)});
@@ -146,9 +138,9 @@ std::pair<Tensor, Tensor> qr_of(const Tensor& A, const std::string& mode, bool c
   const bool compute_q = mode != "r", reduced = mode != "complete";
   const int64_t m = A->size(A->dim() - 2), n = A->size(A->dim() - 1), k = std::min(m, n);
   const Dims batch = batch_of(A);
-  Tensor Q = compute_q ? f_empty(with_last(batch, m, reduced ? k : m), A)
+  Tensor Q = compute_q ? f_empty(with_last(batch, m, reduced ? k : m), A->dtype(), A->device())
                        : ops::empty({0}, A->dtype(), A->device());
-  Tensor R = f_empty(with_last(batch, reduced || !compute_q ? k : m, n), A);
+  Tensor R = f_empty(with_last(batch, reduced || !compute_q ? k : m, n), A->dtype(), A->device());
   Dims tshape = batch;
   tshape.push_back(k);
   Tensor tau = ops::empty(tshape, A->dtype(), A->device());
@@ -156,7 +148,7 @@ std::pair<Tensor, Tensor> qr_of(const Tensor& A, const std::string& mode, bool c
   Tensor QR;
   if (compute_q && Q->size(Q->dim() - 1) == n) QR = Q;
   else if (R->size(R->dim() - 2) == m) QR = R;
-  else QR = f_empty(A->sizes(), A);
+  else QR = f_empty(A->sizes(), A->dtype(), A->device());
   ops::copy_(QR, A);
   if (cpu) geqrf_all(QR, tau);
   if (QR.get() == R.get()) {

@@ -26,21 +26,13 @@ using namespace linalg;
 using ops::i64;
 using ops::t;
 
-template <typename T>
-int workspace_size(T w) {
-  if constexpr (is_complex_v<T>) return static_cast<int>(w.real());
-  else return static_cast<int>(w);
-}
 
-Tensor f_empty(const Dims& shape, ScalarType dt, Device dev) {
-  return ops::empty_strided(shape, matrix_strides(shape, true), dt, dev);
-}
 
 // --- eigh ------------------------------------------------------------------------------------
 
 char check_uplo(const std::string& uplo) {
-  const char u = uplo.empty() ? '\0'
-                              : static_cast<char>(std::toupper(static_cast<unsigned char>(uplo[0])));
+  const char u =
+      uplo.empty() ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(uplo[0])));
   TN_CHECK(uplo.size() == 1 && (u == 'U' || u == 'L'),
            "Expected UPLO argument to be 'L' or 'U', but got ", uplo);
   return u;
@@ -82,10 +74,11 @@ void linalg_eigh(Call& c) {
     R rwork_q{};
     int iwork_q = 0;
     lapack::syevd<T>(jobz, uplo, nn, a, lda, w, &work_q, -1, &rwork_q, -1, &iwork_q, -1, inf);
-    std::vector<T> work(static_cast<size_t>(std::max(1, workspace_size(work_q))));
+    std::vector<T> work(static_cast<size_t>(std::max(1, lapack::workspace_size(work_q))));
     std::vector<int> iwork(static_cast<size_t>(std::max(1, iwork_q)));
     std::vector<R> rwork;
-    if constexpr (is_complex_v<T>) rwork.resize(static_cast<size_t>(std::max(1, static_cast<int>(rwork_q))));
+    if constexpr (is_complex_v<T>)
+      rwork.resize(static_cast<size_t>(std::max(1, static_cast<int>(rwork_q))));
     for (int64_t b = 0; b < batch_count(A); ++b) {
       lapack::syevd<T>(jobz, uplo, nn, a + b * n * n, lda, w + b * n, work.data(),
                        static_cast<int>(work.size()), rwork.empty() ? nullptr : rwork.data(),
@@ -177,8 +170,8 @@ void linalg_svd(Call& c) {
     return;
   }
   // (upstream's CPU kernel refuses a driver; its meta function does not look)
-  TN_CHECK(!Cpu || c.arg(3).is_none(), "torch.linalg.svd: keyword argument `driver=` is only supported on "
-           "CUDA inputs with cuSOLVER backend.");
+  TN_CHECK(!Cpu || c.arg(3).is_none(), "torch.linalg.svd: keyword argument `driver=` is only "
+           "supported on CUDA inputs with cuSOLVER backend.");
   Tensor info = ops::empty(batch, ScalarType::Int, A->device());
   call("aten::zero_", {t(info)});
   dispatch_lapack(A->dtype(), "linalg_svd_cpu", [&](auto zero) {
@@ -205,7 +198,7 @@ void linalg_svd(Call& c) {
     T best{};
     lapack::gesdd<T>(jobz, static_cast<int>(m), static_cast<int>(n), a, lda, s, u, ldu, vh, ldvh,
                      &best, -1, rw, iwork.data(), inf);
-    std::vector<T> work(static_cast<size_t>(std::max(1, workspace_size(best))));
+    std::vector<T> work(static_cast<size_t>(std::max(1, lapack::workspace_size(best))));
     for (int64_t b = 0; b < batch_count(A); ++b)
       lapack::gesdd<T>(jobz, static_cast<int>(m), static_cast<int>(n), a + b * m * n, lda,
                        s + b * k, compute_uv ? u + b * m * ucols : nullptr, ldu,

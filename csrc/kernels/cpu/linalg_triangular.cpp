@@ -46,7 +46,8 @@ Tensor solve_left(const Call& c, const Tensor& A0, const Tensor& B0, bool upper,
   const bool row_major = A->stride(d - 1) == 1 && A->stride(d - 2) == n;
   const bool col_major = A->stride(d - 2) == 1 && A->stride(d - 1) == n;
   if (!row_major && !col_major) {
-    Tensor copy = ops::empty_strided(a_shape, matrix_strides(a_shape, true), A->dtype(), A->device());
+    Tensor copy =
+        ops::empty_strided(a_shape, matrix_strides(a_shape, true), A->dtype(), A->device());
     ops::copy_(copy, A);
     A = copy;
   }

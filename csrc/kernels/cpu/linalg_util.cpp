@@ -104,9 +104,11 @@ Tensor mH(const Tensor& x) {
   return is_complex(x->dtype()) ? call_tensor("aten::conj", {ops::t(y)}) : y;
 }
 
+Tensor f_empty(const Dims& shape, ScalarType dtype, Device device) {
+  return ops::empty_strided(shape, matrix_strides(shape, true), dtype, device);
+}
 Tensor f_clone(const Tensor& x) {
-  Tensor y = ops::empty_strided(x->sizes(), matrix_strides(x->sizes(), true), x->dtype(),
-                                x->device());
+  Tensor y = f_empty(x->sizes(), x->dtype(), x->device());
   ops::copy_(y, x);
   return y;
 }

@@ -57,6 +57,8 @@ Tensor mH(const Tensor& x);
 Tensor f_contiguous(const Tensor& x);
 // A new tensor with x's values, its matrices column-major (cloneBatchedColumnMajor).
 Tensor f_clone(const Tensor& x);
+// An uninitialised tensor of shape whose matrices are column-major.
+Tensor f_empty(const Dims& shape, ScalarType dtype, Device device);
 
 // For each batch index of out_batch (row-major), the index into in_batch that broadcasts to it
 // (dims aligned on the right; size-1 dims repeat): upstream's BroadcastLinearIndices.
