@@ -136,7 +136,7 @@ inline Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Arg
 // take the same branch).
 inline bool handed(const Grads& g, size_t i) {
   if (i >= g.size() || !g[i]) return false;
-  if (g[i]->requires_grad()) return true;
+  if (g[i]->requires_grad() || g[i]->numel() == 0) return true;  // (an empty one is as given)
   Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
   return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
 }

@@ -387,8 +387,9 @@ Grads pinv_backward(const Saved& s, const Grads& g) {
 
 }  // namespace
 
+// (atol and rtol are not differentiated: upstream refuses them requiring grad)
 TN_REGISTER_DERIVATIVE("aten::linalg_pinv.atol_rtol_tensor",
-                       {"LinalgPinvBackward0", {0}, {{0}}, 1, pinv_backward});
+                       {"LinalgPinvBackward0", {0}, {{0}}, 1, pinv_backward, 0, {1, 2}});
 TN_COMPLEX_READY("aten::linalg_pinv.atol_rtol_tensor");
 TN_REGISTER_DERIVATIVE("aten::linalg_lu", {"LinalgLuBackward0", {0}, {}, 7, linalg_lu_backward, 1});
 TN_REGISTER_DERIVATIVE("aten::linalg_lu_factor_ex",

@@ -143,23 +143,25 @@ void cholesky_solve_out(Call& c) {
 void cholesky_solve_helper(Call& c) {
   const Tensor &B = c.tensor(0), &A = c.tensor(1);
   const bool upper = c.to_bool(2);
-  // The composite hands over same-batch matrices; a direct call is checked as upstream's
-  // column-major clones and dtype dispatch check it, and (where upstream would read outside
-  // the factor) for matching shapes.
+  // The composite hands over same-batch square factors; a direct call is checked as upstream's
+  // column-major clones and dtype dispatch check it, and where upstream would read outside
+  // its buffers.
   for (const Tensor* x : {&B, &A})
     TN_CHECK((*x)->dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. "
              "Got ", (*x)->dim(), "-D tensor.");
   dispatch_lapack(B->dtype(), "cholesky_solve_cpu", [](auto) {});  // upstream's order
   TN_CHECK(A->dtype() == B->dtype(), "expected scalar type ", c10_dtype_name(B->dtype()),
            " but found ", c10_dtype_name(A->dtype()));
-  TN_CHECK(A->size(A->dim() - 1) == A->size(A->dim() - 2) &&
-               A->size(A->dim() - 1) == B->size(B->dim() - 2) && batch_of(A) == batch_of(B),
-           "_cholesky_solve_helper: expected a batch of square factors matching b's rows and "
-           "batch, but got b of shape ", dims_str(B->sizes()), " and A of shape ",
-           dims_str(A->sizes()));
+  // Upstream reads each factor as the first n = A.size(-2) columns of A's column-major copy
+  // (leading dimension n), one per matrix of b: so much must lie inside A and b.
+  const int64_t n = A->size(A->dim() - 2), a_cols = A->size(A->dim() - 1);
+  TN_CHECK(a_cols >= n && B->size(B->dim() - 2) == n && batch_count(A) >= batch_count(B),
+           "_cholesky_solve_helper: expected factors with at least as many columns as rows, "
+           "matching b's rows, for each matrix of b, but got b of shape ", dims_str(B->sizes()),
+           " and A of shape ", dims_str(A->sizes()));
   Tensor X = f_clone(B);
   Tensor F = f_clone(A);
-  const int64_t n = A->size(A->dim() - 1), count = batch_count(X), nrhs = X->size(X->dim() - 1);
+  const int64_t count = batch_count(X), nrhs = X->size(X->dim() - 1);
   Tensor info = ops::empty({count}, ScalarType::Int, X->device());
   call("aten::zero_", {t(info)});
   dispatch_lapack(X->dtype(), "cholesky_solve_cpu", [&](auto zero) {
@@ -172,7 +174,7 @@ void cholesky_solve_helper(Call& c) {
     const int ld = static_cast<int>(std::max<int64_t>(n, 1));
     for (int64_t b = 0; b < count; ++b) {
       lapack::potrs<T>(upper ? 'U' : 'L', static_cast<int>(n), static_cast<int>(nrhs),
-                       a + b * n * n, ld, x + b * n * nrhs, ld, inf + b);
+                       a + b * n * a_cols, ld, x + b * n * nrhs, ld, inf + b);
       if (inf[b] != 0) return;
     }
   });
