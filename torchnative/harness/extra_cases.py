@@ -309,7 +309,36 @@ def written(dtype):
         # from a real forward, in the draw's dtype where floating (float32 otherwise).
         **_layer_norm_backward_case(dtype),
         **rnn_written(),
+        **linalg_written(dtype),
     }}
+
+
+def linalg_written(dtype):
+    """The linear algebra overloads whose schema-drawn 3x4 case never reaches them (square
+    matrices, a string argument, an out= spelling of a composite): a well-conditioned 3x3."""
+    gen = torch.Generator().manual_seed(9)
+    m = (torch.randn(3, 3, generator=gen) + 3 * torch.eye(3)).to(dtype)
+    b = torch.randn(3, 2, generator=gen).to(dtype)
+    tall = torch.randn(4, 3, generator=gen).to(dtype)
+    info = torch.zeros(2, dtype=torch.int32)
+    return {
+        "aten._linalg_check_errors.default": ((info, "linalg.inv_ex"), {"is_matrix": False}),
+        # (out= tensors written out where the functional form's name is not the out form's)
+        "aten._linalg_solve_ex.result": ((m, b), {
+            "result": torch.zeros(3, 2, dtype=dtype), "LU": torch.zeros(3, 3, dtype=dtype),
+            "pivots": torch.zeros(3, dtype=torch.int32),
+            "info": torch.zeros((), dtype=torch.int32)}),
+        "aten.inverse.out": ((m,), {"out": Out()}),
+        "aten.slogdet.out": ((m,), {"sign": Out(), "logabsdet": Out()}),
+        "aten.linalg_matrix_norm.out": ((m, 2), {"out": Out()}),
+        "aten.linalg_matrix_rank.out_tol_tensor": ((m, torch.tensor(0.5)),
+                                                   {"out": torch.zeros((), dtype=torch.int64)}),
+        "aten.linalg_norm.ord_str": ((m, "fro"), {}),
+        "aten.linalg_norm.ord_str_out": ((m, "nuc"), {"out": Out()}),
+        "aten.linalg_pinv.out_rcond_tensor": ((tall, torch.tensor(0.1)),
+                                              {"out": torch.zeros(3, 4, dtype=dtype)}),
+        "aten.orgqr.out": ((tall, torch.tensor([1.5, 1.25, 0.5]).to(dtype)), {"out": Out()}),
+    }
 
 
 def backward_written():
