@@ -704,12 +704,7 @@ Value default_value(const Argument& a) {
     return v;
   }
   if (t == "True" || t == "False") return Value::of_bool(t == "True");
-  if (base == "str") {
-    Value v;
-    v.tag = Value::Tag::String;
-    v.str = t.substr(1, t.size() - 2);
-    return v;
-  }
+  if (base == "str") return Value::of_string(t.substr(1, t.size() - 2));
   bool is_float_text = t.find_first_of(".e") != std::string::npos && t.find("inf") == std::string::npos;
   if (base == "float") return Value::of_double(std::strtod(t.c_str(), nullptr));
   if (base == "Scalar")

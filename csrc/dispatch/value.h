@@ -114,6 +114,9 @@ struct Value {
   static Value of_int(int64_t x) { Value v; v.tag = Tag::Int; v.i = x; return v; }
   static Value of_double(double x) { Value v; v.tag = Tag::Double; v.d = x; return v; }
   static Value of_bool(bool x) { Value v; v.tag = Tag::Bool; v.b = x; return v; }
+  static Value of_string(std::string x) {
+    Value v; v.tag = Tag::String; v.str = std::move(x); return v;
+  }
   static Value of_scalar(Scalar s) { Value v; v.tag = Tag::Scalar; v.scalar = s; return v; }
   static Value of_ints(Dims x) {
     Value v; v.tag = Tag::IntList; v.ints = std::move(x); return v;

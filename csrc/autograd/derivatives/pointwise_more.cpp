@@ -250,10 +250,7 @@ Grads pow_scalar_base_backward(const Saved& s, const Grads& g) {
 // fmod / remainder by a tensor: self: grad; other: -grad * self.div(other, rounding_mode=
 // "trunc" for fmod, "floor" for remainder). By a scalar: self: grad.
 Tensor div_mode(const Tensor& a, const Tensor& b, const char* mode) {
-  Value m;
-  m.tag = Value::Tag::String;
-  m.str = mode;
-  return call_tensor("aten::div.Tensor_mode", {V(a), V(b), m});
+  return call_tensor("aten::div.Tensor_mode", {V(a), V(b), Value::of_string(mode)});
 }
 Grads pass_backward(const Saved&, const Grads& g) { return {g[0]}; }
 Grads fmod_tensor_backward(const Saved& s, const Grads& g) {

@@ -18,10 +18,8 @@ using ops::t;
 
 // upstream's _linalg_check_errors, through the door (a no-op on Meta).
 void check(const Tensor& info, const char* api, const Tensor& A) {
-  Value name;
-  name.tag = Value::Tag::String;
-  name.str = api;
-  call("aten::_linalg_check_errors", {t(info), name, Value::of_bool(A->dim() == 2)});
+  call("aten::_linalg_check_errors", {t(info), Value::of_string(api),
+                                      Value::of_bool(A->dim() == 2)});
 }
 
 // linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
@@ -33,13 +31,11 @@ std::vector<Value> lu_factor_of(const Call& c) {
 }
 void lu_factor(Call& c) {
   std::vector<Value> r = lu_factor_of(c);
-  c.ret(r[0].tensor);
-  c.ret(r[1].tensor);
+  ops::ret_all(c, {r[0].tensor, r[1].tensor});
 }
 void lu_factor_out(Call& c) {
   std::vector<Value> r = lu_factor_of(c);
-  c.ret(ops::write_out(c.tensor(2), r[0].tensor, c.key()));
-  c.ret(ops::write_out(c.tensor(3), r[1].tensor, c.key()));
+  ops::ret_all(c, {r[0].tensor, r[1].tensor}, 2);
 }
 TN_REGISTER_COMPOSITE("aten::linalg_lu_factor", lu_factor);
 TN_REGISTER_COMPOSITE("aten::linalg_lu_factor.out", lu_factor_out);
@@ -48,13 +44,11 @@ TN_REGISTER_COMPOSITE("aten::linalg_lu_factor.out", lu_factor_out);
 //   -> (Tensor result, Tensor info)
 void solve_ex(Call& c) {
   std::vector<Value> r = call("aten::_linalg_solve_ex", {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
-  c.ret(r[0].tensor);
-  c.ret(r[3].tensor);
+  ops::ret_all(c, {r[0].tensor, r[3].tensor});
 }
 void solve_ex_out(Call& c) {
   std::vector<Value> r = call("aten::_linalg_solve_ex", {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
-  c.ret(ops::write_out(c.tensor(4), r[0].tensor, c.key()));
-  c.ret(ops::write_out(c.tensor(5), r[3].tensor, c.key()));
+  ops::ret_all(c, {r[0].tensor, r[3].tensor}, 4);
 }
 // linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 Tensor solved(const Call& c) {
@@ -94,13 +88,11 @@ TN_REGISTER_COMPOSITE("aten::det", det);
 // linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet); slogdet is the same.
 void slogdet(Call& c) {
   std::vector<Value> r = call("aten::_linalg_slogdet", {c.arg(0)});
-  c.ret(r[0].tensor);
-  c.ret(r[1].tensor);
+  ops::ret_all(c, {r[0].tensor, r[1].tensor});
 }
 void slogdet_out(Call& c) {
   std::vector<Value> r = call("aten::_linalg_slogdet", {c.arg(0)});
-  c.ret(ops::write_out(c.tensor(1), r[0].tensor, c.key()));
-  c.ret(ops::write_out(c.tensor(2), r[1].tensor, c.key()));
+  ops::ret_all(c, {r[0].tensor, r[1].tensor}, 1);
 }
 TN_REGISTER_COMPOSITE("aten::linalg_slogdet", slogdet);
 TN_REGISTER_COMPOSITE("aten::linalg_slogdet.out", slogdet_out);

@@ -25,20 +25,11 @@ namespace tn {
 namespace {
 
 using ops::i64;
+using ops::mH;
 using ops::t;
 
-Value str_value(const std::string& s) {
-  Value v;
-  v.tag = Value::Tag::String;
-  v.str = s;
-  return v;
-}
 Value opt_dtype_value(const std::optional<ScalarType>& dt) {
   return dt ? Value::of_dtype(*dt) : Value{};
-}
-Tensor mH(const Tensor& x) {
-  Tensor y = call_tensor("aten::transpose.int", {t(x), i64(-2), i64(-1)});
-  return is_complex(x->dtype()) ? call_tensor("aten::conj", {t(y)}) : y;
 }
 Tensor matmul(const Tensor& a, const Tensor& b) {
   return call_tensor("aten::matmul", {t(a), t(b)});
@@ -287,7 +278,7 @@ Tensor pinv_of(const Tensor& A, const Value& atol_v, const Value& rtol_v, bool h
     }
     return matmul(call_tensor("aten::mul.Tensor", {t(Vm), t(unsqueeze(Sinv, -2))}), mH(U));
   }
-  std::vector<Value> eig = call("aten::linalg_eigh", {t(A), str_value("L")});
+  std::vector<Value> eig = call("aten::linalg_eigh", {t(A), Value::of_string("L")});
   const Tensor &S = eig[0].tensor, &U = eig[1].tensor;
   Tensor S_abs = call_tensor("aten::abs", {t(S)});
   Tensor s_max = call_tensor("aten::amax", {t(S_abs), ops::ints({-1}), Value::of_bool(true)});
@@ -341,7 +332,7 @@ Tensor rank_of(const Tensor& A, const Value& atol_v, const Value& rtol_v, bool h
     S = svdvals(A);
     s_max = call_tensor("aten::narrow", {t(S), i64(-1), i64(0), i64(1)});
   } else {
-    S = call_tensor("aten::abs", {t(call_tensor("aten::linalg_eigvalsh", {t(A), str_value("L")}))});
+    S = call_tensor("aten::abs", {t(call_tensor("aten::linalg_eigvalsh", {t(A), Value::of_string("L")}))});
     s_max = call_tensor("aten::amax", {t(S), ops::ints({-1}), Value::of_bool(true)});
   }
   Tensor above = call_tensor("aten::gt.Tensor", {t(S), t(threshold(atol, rtol, s_max))});

@@ -10,15 +10,9 @@
 namespace tn {
 namespace {
 
-using ops::i64;
+using ops::conj_if_complex;
 using ops::t;
 
-Tensor transposed(const Tensor& x) {
-  return call_tensor("aten::transpose.int", {t(x), i64(-2), i64(-1)});
-}
-Tensor conj_if_complex(const Tensor& x) {
-  return is_complex(x->dtype()) ? call_tensor("aten::conj", {t(x)}) : x;
-}
 Tensor reversed(const Tensor& x) {
   Dims dims;
   for (int64_t d = x->dim() - 1; d >= 0; --d) dims.push_back(d);
@@ -49,7 +43,7 @@ void matrix_H(Call& c) {
   TN_CHECK(x->dim() == 2 || x->dim() == 0, "tensor.H is only supported on matrices (2-D tensors). "
            "Got ", x->dim(), "-D tensor.", x->dim() > 2 ? " For batches of matrices, consider "
            "using tensor.mH" : "");
-  c.ret(conj_if_complex(x->dim() == 0 ? reversed(x) : transposed(x)));
+  c.ret(conj_if_complex(x->dim() == 0 ? reversed(x) : ops::mT(x)));
 }
 // A 0-dim tensor is deprecated but accepted (each op warns once): mT returns it, mH and adjoint
 // its conjugate.
@@ -64,7 +58,7 @@ void mT(Call& c) {
     return c.ret(c.tensor(0));
   }
   check_batched(c.tensor(0), "tensor.mT");
-  c.ret(transposed(c.tensor(0)));
+  c.ret(ops::mT(c.tensor(0)));
 }
 void mH(Call& c) {
   if (c.tensor(0)->dim() == 0) {
@@ -73,7 +67,7 @@ void mH(Call& c) {
     return c.ret(conj_if_complex(c.tensor(0)));
   }
   check_batched(c.tensor(0), "tensor.mH");
-  c.ret(conj_if_complex(transposed(c.tensor(0))));
+  c.ret(ops::mH(c.tensor(0)));
 }
 void adjoint(Call& c) {
   if (c.tensor(0)->dim() == 0) {
@@ -82,7 +76,7 @@ void adjoint(Call& c) {
     return c.ret(conj_if_complex(c.tensor(0)));
   }
   check_batched(c.tensor(0), "tensor.adjoint()");
-  c.ret(conj_if_complex(transposed(c.tensor(0))));
+  c.ret(ops::mH(c.tensor(0)));
 }
 // linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1)
 void linalg_diagonal(Call& c) {

@@ -2,6 +2,8 @@
 // composite serves every representation. Header-only but for write_out (write_out.cpp).
 #pragma once
 
+#include <initializer_list>
+
 #include "dispatch/kernel.h"
 
 namespace tn {
@@ -31,6 +33,15 @@ inline Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t len) {
 inline Tensor view(const Tensor& x, const Dims& shape) {
   return call_tensor("aten::view", {t(x), ints(shape)});
 }
+// x.conj() for a complex tensor (a conjugate view), x itself otherwise.
+inline Tensor conj_if_complex(const Tensor& x) {
+  return is_complex(x->dtype()) ? call_tensor("aten::conj", {t(x)}) : x;
+}
+// x.mT and x.mH (the last two dims transposed, conjugated for complex tensors): views.
+inline Tensor mT(const Tensor& x) {
+  return call_tensor("aten::transpose.int", {t(x), i64(-2), i64(-1)});
+}
+inline Tensor mH(const Tensor& x) { return conj_if_complex(mT(x)); }
 // x.clone(memory_format=torch.contiguous_format), as upstream's contiguous() and reshape() copy.
 inline Tensor clone_contiguous(const Tensor& x) {
   Value contiguous_format;
@@ -54,6 +65,9 @@ inline void resize_out(const Tensor& out, const Dims& shape) {
 // aten::copy_, so each back end copies its own way (meta's copies nothing). Refuses a result on
 // another device, or of a dtype that cannot be cast to out's, as upstream.
 Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key);
+// Returns results in order: as they are, or with first_out >= 0 each written first into the
+// out= argument at first_out + i (write_out), as the out= spellings return their outs.
+void ret_all(Call& c, std::initializer_list<Tensor> results, int first_out = -1);
 
 // A structured (or generated) out= argument's dtype must be the result's, checked before
 // computing, as upstream's set_output: "Expected out tensor to have dtype double, but got float

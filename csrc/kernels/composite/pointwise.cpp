@@ -75,11 +75,7 @@ TN_REGISTER_COMPOSITE("aten::__ixor__.Scalar", ops::forward_to<kIXorS>);
 // rounding_mode="floor" (the argument put before out=, where div's schemas take it).
 template <const char* kDiv>
 void floor_divide(Call& c) {
-  std::vector<Value> args{c.arg(0), c.arg(1)};
-  Value floor;
-  floor.tag = Value::Tag::String;
-  floor.str = "floor";
-  args.push_back(std::move(floor));
+  std::vector<Value> args{c.arg(0), c.arg(1), Value::of_string("floor")};
   for (size_t i = 2; i < c.args.size(); ++i) args.push_back(c.arg(i));  // out=
   for (Value& v : call(kDiv, std::move(args))) c.ret(std::move(v));
 }

@@ -16,5 +16,10 @@ Tensor write_out(const Tensor& out, const Tensor& result, const std::string& key
   return out;
 }
 
+void ret_all(Call& c, std::initializer_list<Tensor> results, int first_out) {
+  int i = first_out;
+  for (const Tensor& r : results) c.ret(first_out < 0 ? r : write_out(c.tensor(i++), r, c.key()));
+}
+
 }  // namespace ops
 }  // namespace tn

@@ -67,16 +67,14 @@ std::pair<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check, b
 template <bool Cpu>
 void linalg_cholesky_ex(Call& c) {
   auto [L, info] = cholesky_ex(c.tensor(0), c.to_bool(1), c.to_bool(2), Cpu);
-  c.ret(L);
-  c.ret(info);
+  ops::ret_all(c, {L, info});
 }
 template <bool Cpu>
 void linalg_cholesky_ex_out(Call& c) {
   ops::check_out_dtype(c.tensor(3), c.tensor(0)->dtype());
   ops::check_out_dtype(c.tensor(4), ScalarType::Int);
   auto [L, info] = cholesky_ex(c.tensor(0), c.to_bool(1), c.to_bool(2), Cpu);
-  c.ret(ops::write_out(c.tensor(3), L, c.key()));
-  c.ret(ops::write_out(c.tensor(4), info, c.key()));
+  ops::ret_all(c, {L, info}, 3);
 }
 
 // cholesky(Tensor self, bool upper=False): deprecated, warns once.
@@ -224,10 +222,8 @@ void cholesky_inverse_out(Call& c) {
 Tensor linalg_cholesky_of(const Call& c) {
   std::vector<Value> r = call("aten::linalg_cholesky_ex", {c.arg(0), c.arg(1),
                                                            Value::of_bool(false)});
-  Value api;
-  api.tag = Value::Tag::String;
-  api.str = "linalg.cholesky";
-  call("aten::_linalg_check_errors", {r[1], api, Value::of_bool(c.tensor(0)->dim() == 2)});
+  call("aten::_linalg_check_errors", {r[1], Value::of_string("linalg.cholesky"),
+                                      Value::of_bool(c.tensor(0)->dim() == 2)});
   return r[0].tensor;
 }
 void linalg_cholesky(Call& c) { c.ret(linalg_cholesky_of(c)); }

@@ -86,9 +86,7 @@ LuFactors lu_factor_checked(const Call& c) {
 template <bool Cpu>
 void lu_factor_ex(Call& c) {
   LuFactors f = lu_factor_checked<Cpu>(c);
-  c.ret(f.LU);
-  c.ret(f.pivots);
-  c.ret(f.info);
+  ops::ret_all(c, {f.LU, f.pivots, f.info});
 }
 template <bool Cpu>
 void lu_factor_ex_out(Call& c) {
@@ -96,9 +94,7 @@ void lu_factor_ex_out(Call& c) {
   ops::check_out_dtype(c.tensor(4), ScalarType::Int);
   ops::check_out_dtype(c.tensor(5), ScalarType::Int);
   LuFactors f = lu_factor_checked<Cpu>(c);
-  c.ret(ops::write_out(c.tensor(3), f.LU, c.key()));
-  c.ret(ops::write_out(c.tensor(4), f.pivots, c.key()));
-  c.ret(ops::write_out(c.tensor(5), f.info, c.key()));
+  ops::ret_all(c, {f.LU, f.pivots, f.info}, 3);
 }
 
 // --- lu_unpack and linalg_lu ----------------------------------------------------------------
@@ -188,17 +184,13 @@ Unpacked lu_unpack(const Tensor& LU, const Tensor& pivots, bool data, bool with_
 template <bool Cpu>
 void lu_unpack_kernel(Call& c) {
   Unpacked u = lu_unpack(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
-  c.ret(u.P);
-  c.ret(u.L);
-  c.ret(u.U);
+  ops::ret_all(c, {u.P, u.L, u.U});
 }
 template <bool Cpu>
 void lu_unpack_out(Call& c) {
   for (int i = 4; i < 7; ++i) ops::check_out_dtype(c.tensor(i), c.tensor(0)->dtype());
   Unpacked u = lu_unpack(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
-  c.ret(ops::write_out(c.tensor(4), u.P, c.key()));
-  c.ret(ops::write_out(c.tensor(5), u.L, c.key()));
-  c.ret(ops::write_out(c.tensor(6), u.U, c.key()));
+  ops::ret_all(c, {u.P, u.L, u.U}, 4);
 }
 
 // linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
@@ -214,17 +206,13 @@ Unpacked linalg_lu_of(const Call& c) {
 template <bool Cpu>
 void linalg_lu(Call& c) {
   Unpacked u = linalg_lu_of<Cpu>(c);
-  c.ret(u.P);
-  c.ret(u.L);
-  c.ret(u.U);
+  ops::ret_all(c, {u.P, u.L, u.U});
 }
 template <bool Cpu>
 void linalg_lu_out(Call& c) {
   for (int i = 2; i < 5; ++i) ops::check_out_dtype(c.tensor(i), c.tensor(0)->dtype());
   Unpacked u = linalg_lu_of<Cpu>(c);
-  c.ret(ops::write_out(c.tensor(2), u.P, c.key()));
-  c.ret(ops::write_out(c.tensor(3), u.L, c.key()));
-  c.ret(ops::write_out(c.tensor(4), u.U, c.key()));
+  ops::ret_all(c, {u.P, u.L, u.U}, 2);
 }
 
 // --- lu_solve --------------------------------------------------------------------------------
@@ -363,10 +351,7 @@ Solved solve_ex(const Tensor& A, const Tensor& B, bool left, bool check, bool cp
 template <bool Cpu>
 void linalg_solve_ex(Call& c) {
   Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
-  c.ret(s.result);
-  c.ret(s.f.LU);
-  c.ret(s.f.pivots);
-  c.ret(s.f.info);
+  ops::ret_all(c, {s.result, s.f.LU, s.f.pivots, s.f.info});
 }
 template <bool Cpu>
 void linalg_solve_ex_out(Call& c) {
@@ -375,10 +360,7 @@ void linalg_solve_ex_out(Call& c) {
   ops::check_out_dtype(c.tensor(6), ScalarType::Int);
   ops::check_out_dtype(c.tensor(7), ScalarType::Int);
   Solved s = solve_ex(c.tensor(0), c.tensor(1), c.to_bool(2), c.to_bool(3), Cpu);
-  c.ret(ops::write_out(c.tensor(4), s.result, c.key()));
-  c.ret(ops::write_out(c.tensor(5), s.f.LU, c.key()));
-  c.ret(ops::write_out(c.tensor(6), s.f.pivots, c.key()));
-  c.ret(ops::write_out(c.tensor(7), s.f.info, c.key()));
+  ops::ret_all(c, {s.result, s.f.LU, s.f.pivots, s.f.info}, 4);
 }
 
 // --- inv -------------------------------------------------------------------------------------
@@ -400,16 +382,14 @@ std::pair<Tensor, Tensor> inv_ex(const Tensor& A, bool check, bool cpu) {
 template <bool Cpu>
 void linalg_inv_ex(Call& c) {
   auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1), Cpu);
-  c.ret(X);
-  c.ret(info);
+  ops::ret_all(c, {X, info});
 }
 template <bool Cpu>
 void linalg_inv_ex_out(Call& c) {
   ops::check_out_dtype(c.tensor(2), c.tensor(0)->dtype());
   ops::check_out_dtype(c.tensor(3), ScalarType::Int);
   auto [X, info] = inv_ex(c.tensor(0), c.to_bool(1), Cpu);
-  c.ret(ops::write_out(c.tensor(2), X, c.key()));
-  c.ret(ops::write_out(c.tensor(3), info, c.key()));
+  ops::ret_all(c, {X, info}, 2);
 }
 
 // --- det and slogdet -------------------------------------------------------------------------
@@ -453,9 +433,7 @@ void linalg_det(Call& c) {
   LuFactors f = det_factors(A, Cpu);
   Tensor det = call_tensor("aten::mul.Tensor",
                            {t(permutation_sign(f.pivots)), t(prod_last(diagonal_of(f.LU)))});
-  c.ret(det);
-  c.ret(f.LU);
-  c.ret(f.pivots);
+  ops::ret_all(c, {det, f.LU, f.pivots});
 }
 
 // _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
@@ -472,10 +450,7 @@ void linalg_slogdet(Call& c) {
   Tensor logs = call_tensor("aten::log", {t(call_tensor("aten::abs", {t(d)}))});
   Tensor logabsdet = call_tensor("aten::sum.dim_IntList",
                                  {t(logs), ops::ints({-1}), Value::of_bool(false), Value{}});
-  c.ret(sign);
-  c.ret(logabsdet);
-  c.ret(f.LU);
-  c.ret(f.pivots);
+  ops::ret_all(c, {sign, logabsdet, f.LU, f.pivots});
 }
 
 // _linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()

@@ -92,13 +92,11 @@ std::pair<Tensor, Tensor> geqrf_of(const Tensor& A) {
 }
 void geqrf(Call& c) {
   auto [QR, tau] = geqrf_of(c.tensor(0));
-  c.ret(QR);
-  c.ret(tau);
+  ops::ret_all(c, {QR, tau});
 }
 void geqrf_out(Call& c) {
   auto [QR, tau] = geqrf_of(c.tensor(0));
-  c.ret(ops::write_out(c.tensor(1), QR, c.key()));
-  c.ret(ops::write_out(c.tensor(2), tau, c.key()));
+  ops::ret_all(c, {QR, tau}, 1);
 }
 
 // linalg_householder_product(Tensor input, Tensor tau)
@@ -166,15 +164,13 @@ std::pair<Tensor, Tensor> qr_of(const Tensor& A, const std::string& mode, bool c
 template <bool Cpu>
 void linalg_qr(Call& c) {
   auto [Q, R] = qr_of(c.tensor(0), c.arg(1).str, Cpu);
-  c.ret(Q);
-  c.ret(R);
+  ops::ret_all(c, {Q, R});
 }
 void linalg_qr_out(Call& c) {
   ops::check_out_dtype(c.tensor(2), c.tensor(0)->dtype());
   ops::check_out_dtype(c.tensor(3), c.tensor(0)->dtype());
   auto [Q, R] = qr_of(c.tensor(0), c.arg(1).str, true);
-  c.ret(ops::write_out(c.tensor(2), Q, c.key()));
-  c.ret(ops::write_out(c.tensor(3), R, c.key()));
+  ops::ret_all(c, {Q, R}, 2);
 }
 
 constexpr char kHouseholder[] = "aten::linalg_householder_product";

@@ -52,8 +52,7 @@ void linalg_eigh(Call& c) {
   Tensor L = ops::empty(lshape, to_real_type(A->dtype()), A->device());
   Tensor V = compute_v ? f_empty(A->sizes(), A->dtype(), A->device())
                        : ops::empty({0}, A->dtype(), A->device());
-  c.ret(L);
-  c.ret(V);
+  ops::ret_all(c, {L, V});
   if (A->numel() == 0) return;
   Tensor W = V;
   if (compute_v) ops::copy_(V, A);
@@ -90,23 +89,15 @@ void linalg_eigh(Call& c) {
   if (Cpu) check_errors(info, "linalg.eigh", A->dim() == 2);
 }
 
-Value str_value(const std::string& s) {
-  Value v;
-  v.tag = Value::Tag::String;
-  v.str = s;
-  return v;
-}
 
 // linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 void eigh(Call& c) {
   std::vector<Value> r = call("aten::_linalg_eigh", {c.arg(0), c.arg(1), Value::of_bool(true)});
-  c.ret(r[0].tensor);
-  c.ret(r[1].tensor);
+  ops::ret_all(c, {r[0].tensor, r[1].tensor});
 }
 void eigh_out(Call& c) {
   std::vector<Value> r = call("aten::_linalg_eigh", {c.arg(0), c.arg(1), Value::of_bool(true)});
-  c.ret(ops::write_out(c.tensor(2), r[0].tensor, c.key()));
-  c.ret(ops::write_out(c.tensor(3), r[1].tensor, c.key()));
+  ops::ret_all(c, {r[0].tensor, r[1].tensor}, 2);
 }
 // Whether autograd will want the vectors (upstream's _may_require_fw_or_bw_grad).
 bool needs_vectors(const Tensor& A) { return grad_mode_enabled() && A->requires_grad(); }
@@ -154,9 +145,7 @@ void linalg_svd(Call& c) {
   Dims ss = batch;
   ss.push_back(k);
   Tensor S = ops::empty(ss, to_real_type(A->dtype()), A->device());
-  c.ret(U);
-  c.ret(S);
-  c.ret(Vh);
+  ops::ret_all(c, {U, S, Vh});
   if (A->numel() == 0) {  // identity U / V^H: a valid SVD of an empty matrix
     if (compute_uv && full) {
       for (const Tensor& x : {U, Vh}) {
@@ -251,9 +240,7 @@ void old_svd(Call& c) {
     call("aten::zero_", {t(U)});
     call("aten::zero_", {t(Vh)});
   }
-  c.ret(U);
-  c.ret(S);
-  c.ret(mH(Vh));
+  ops::ret_all(c, {U, S, mH(Vh)});
 }
 
 }  // namespace

@@ -96,13 +96,6 @@ void check_errors(const Tensor& info, const std::string& api, bool is_matrix) {
   TN_FAIL(Internal, api, ": Unknown error code: ", code, ".");
 }
 
-Tensor mT(const Tensor& x) {
-  return call_tensor("aten::transpose.int", {ops::t(x), ops::i64(-2), ops::i64(-1)});
-}
-Tensor mH(const Tensor& x) {
-  Tensor y = mT(x);
-  return is_complex(x->dtype()) ? call_tensor("aten::conj", {ops::t(y)}) : y;
-}
 
 Tensor f_empty(const Dims& shape, ScalarType dtype, Device device) {
   return ops::empty_strided(shape, matrix_strides(shape, true), dtype, device);

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/tensor_impl.h"
+#include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
 
 namespace tn::linalg {
@@ -49,9 +50,9 @@ void dispatch_lapack(ScalarType dt, const char* name, F&& f) {
   }
 }
 
-// x.mT and x.mH (the transpose, conjugated for complex tensors), views through the door.
-Tensor mT(const Tensor& x);
-Tensor mH(const Tensor& x);
+// x.mT and x.mH, views through the door (composite/ops.h).
+using ops::mH;
+using ops::mT;
 // x when its matrices are already column-major, else such a copy (upstream's
 // borrow_else_clone / cloneBatchedColumnMajor).
 Tensor f_contiguous(const Tensor& x);
