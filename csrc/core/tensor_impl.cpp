@@ -350,15 +350,18 @@ void check_in_bounds(const Dims& sizes, const Dims& strides, int64_t offset, int
            storage_nbytes);
 }
 
+void warn_if_complex_half(ScalarType dtype) {
+  if (dtype != ScalarType::ComplexHalf) return;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    warn("ComplexHalf support is experimental and many operators don't support it yet.");
+  });
+}
+
 Tensor empty_tensor(const Dims& sizes, ScalarType dtype, Device device) {
   for (int64_t s : sizes)
     TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
-  if (dtype == ScalarType::ComplexHalf) {  // upstream's TORCH_WARN_ONCE, at every allocation
-    static std::once_flag once;
-    std::call_once(once, [] {
-      warn("ComplexHalf support is experimental and many operators don't support it yet.");
-    });
-  }
+  warn_if_complex_half(dtype);
   size_t nbytes = contiguous_nbytes(sizes, itemsize(dtype));
   Representation rep = representation_of(device.type);
   Storage st = make<StorageImpl>(nbytes, device, true);

@@ -310,6 +310,14 @@ def written(dtype):
         **_layer_norm_backward_case(dtype),
         **rnn_written(),
         **linalg_written(dtype),
+        # out= spellings whose functional form has another name, or a tensor end the drawn
+        # cases put first only.
+        "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
+                         {"out": Out()}),
+        "aten.linspace.Scalar_Tensor_out": ((0.5, torch.tensor(3.0), 5),
+                                            {"out": torch.zeros(5)}),
+        "aten.logspace.Scalar_Tensor_out": ((0.5, torch.tensor(2.0), 5, 2.0),
+                                            {"out": torch.zeros(5)}),
     }}
 
 

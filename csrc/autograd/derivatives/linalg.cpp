@@ -1,9 +1,9 @@
 // Derivatives of the LU family (kernels/cpu/linalg_lu.cpp: linalg_inv_ex, _linalg_solve_ex,
-// _linalg_det, _linalg_slogdet) and of the Cholesky family (linalg_cholesky.cpp), upstream's
-// derivatives.yaml formulas and FunctionsManual helpers written again with door ops. The solves
-// reuse the forward's LU factors (of A, or of A^T where det factored the transpose) when
-// backward records nothing; under create_graph they solve again with linalg_solve so that the
-// result is itself differentiable, as upstream.
+// _linalg_det, _linalg_slogdet), of the Cholesky family (linalg_cholesky.cpp) and of trace,
+// upstream's derivatives.yaml formulas and FunctionsManual helpers written again with door ops.
+// The solves reuse the forward's LU factors (of A, or of A^T where det factored the transpose)
+// when backward records nothing; under create_graph they solve again with linalg_solve so that
+// the result is itself differentiable, as upstream.
 #include "autograd/derivatives/helpers.h"
 #include "autograd/grad_mode.h"
 #include "kernels/composite/ops.h"
@@ -385,9 +385,21 @@ Grads pinv_backward(const Saved& s, const Grads& g) {
   return {sub(add(r, PhK), matmul(matmul(PhK, P), A))};
 }
 
+// trace(self): upstream's trace_backward: zeros of self's shape with grad on the main diagonal.
+Grads trace_backward(const Saved& s, const Grads& g) {
+  const ArgMeta& m = s.meta(0);
+  Tensor r = zeros(m.sizes, g[0]->dtype(), g[0]->device());
+  call("aten::copy_", {V(call_tensor("aten::diagonal", {V(r), Value::of_int(0), Value::of_int(0),
+                                                         Value::of_int(1)})),
+                       V(g[0])});
+  return {r};
+}
+
 }  // namespace
 
 // (atol and rtol are not differentiated: upstream refuses them requiring grad)
+TN_REGISTER_DERIVATIVE("aten::trace", {"TraceBackward0", {0}, {}, 0, trace_backward});
+TN_COMPLEX_READY("aten::trace");
 TN_REGISTER_DERIVATIVE("aten::linalg_pinv.atol_rtol_tensor",
                        {"LinalgPinvBackward0", {0}, {{0}}, 1, pinv_backward, 0, {1, 2}});
 TN_COMPLEX_READY("aten::linalg_pinv.atol_rtol_tensor");

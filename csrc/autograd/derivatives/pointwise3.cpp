@@ -1,6 +1,6 @@
-// Derivatives of acos, asin, atan, sinh, cosh, erfc, lgamma, digamma, polygamma and frac
-// (elementwise_unary2.cpp): upstream's derivatives.yaml formulas, step for step in its order
-// (conj is the identity on real dtypes).
+// Derivatives of acos, asin, atan, sinh, cosh, acosh, asinh, atanh, erfc, lgamma, digamma,
+// polygamma and frac (elementwise_unary2.cpp): upstream's derivatives.yaml formulas, step for
+// step in its order (conj is the identity on real dtypes).
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
@@ -37,6 +37,40 @@ Grads sinh_backward(const Saved& s, const Grads& g) {
 Grads cosh_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], conj(op1("aten::sinh", s.tensor(0))))};
 }
+// acosh: grad * (self * self - 1).rsqrt(); complex: grad * ((self + 1).rsqrt() *
+// (self - 1).rsqrt()).conj().
+Tensor add_int(const Tensor& a, int64_t k) {
+  return call_tensor("aten::add.Scalar", {V(a), S(Scalar::from_int(k))});
+}
+Grads acosh_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  if (is_complex(self->dtype()))
+    return {mul(g[0], conj(mul(op1("aten::rsqrt", add_int(self, 1)),
+                               op1("aten::rsqrt", add_int(self, -1)))))};
+  return {mul(g[0], op1("aten::rsqrt", call_tensor("aten::sub.Scalar",
+                                                   {V(mul(self, self)),
+                                                    S(Scalar::from_int(1))})))};
+}
+// asinh: grad * (self.pow(2) + 1).rsqrt().conj().
+Grads asinh_backward(const Saved& s, const Grads& g) {
+  return {mul(g[0], conj(op1("aten::rsqrt", plus_one(pow(s.tensor(0), Scalar::from_int(2))))))};
+}
+// atanh: grad * 1 / (1 - self.pow(2)).conj() (grad * 1 is grad itself).
+Grads atanh_backward(const Saved& s, const Grads& g) {
+  Tensor one_minus = call_tensor("aten::rsub.Scalar", {V(pow(s.tensor(0), Scalar::from_int(2))),
+                                                       S(Scalar::from_int(1))});
+  return {div(g[0], conj(one_minus))};
+}
+// Their in-place spellings: upstream's not_implemented("inplace version of ...") nodes, which
+// refuse when backward reaches them.
+template <const char* kWhat>
+Grads inplace_not_implemented(const Saved&, const Grads&) {
+  TN_FAIL(NotImplemented, "the derivative for '", kWhat, "' is not implemented.");
+}
+constexpr char kAcoshInplace[] = "inplace version of acosh";
+constexpr char kAsinhInplace[] = "inplace version of asinh";
+constexpr char kAtanhInplace[] = "inplace version of atanh";
+
 // erfc: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad (the constant in double, as upstream's
 // C++ computes it).
 Grads erfc_backward(const Saved& s, const Grads& g) {
@@ -75,6 +109,16 @@ TN_REGISTER_DERIVATIVE("aten::atan", {"AtanBackward0", {0}, {{0}}, 0, atan_backw
 TN_REGISTER_DERIVATIVE("aten::sinh", {"SinhBackward0", {0}, {{0}}, 0, sinh_backward});
 TN_REGISTER_DERIVATIVE("aten::cosh", {"CoshBackward0", {0}, {{0}}, 0, cosh_backward});
 TN_COMPLEX_READY("aten::sinh", "aten::cosh", "aten::acos", "aten::asin", "aten::atan");
+TN_REGISTER_DERIVATIVE("aten::acosh", {"AcoshBackward0", {0}, {{0}}, 0, acosh_backward});
+TN_REGISTER_DERIVATIVE("aten::asinh", {"AsinhBackward0", {0}, {{0}}, 0, asinh_backward});
+TN_REGISTER_DERIVATIVE("aten::atanh", {"AtanhBackward0", {0}, {{0}}, 0, atanh_backward});
+TN_COMPLEX_READY("aten::acosh", "aten::asinh", "aten::atanh");
+TN_REGISTER_DERIVATIVE("aten::acosh_", {"AcoshBackward1", {0}, {}, 0,
+                                        inplace_not_implemented<kAcoshInplace>});
+TN_REGISTER_DERIVATIVE("aten::asinh_", {"AsinhBackward1", {0}, {}, 0,
+                                        inplace_not_implemented<kAsinhInplace>});
+TN_REGISTER_DERIVATIVE("aten::atanh_", {"AtanhBackward1", {0}, {}, 0,
+                                        inplace_not_implemented<kAtanhInplace>});
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
 TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::digamma",

@@ -164,5 +164,88 @@ TN_REGISTER_COMPOSITE("aten::where.Scalar", where_scalars);
 TN_REGISTER_COMPOSITE("aten::where.ScalarOther", where_one_scalar<false>);
 TN_REGISTER_COMPOSITE("aten::where.ScalarSelf", where_one_scalar<true>);
 
+// numpy's arc- names, swapaxes/swapdims, concat/concatenate, ger, and the torch.special names
+// of ops that exist under another name.
+TN_ALIAS(arccos, "aten::arccos", "aten::acos");
+TN_ALIAS(arccos_, "aten::arccos_", "aten::acos_");
+TN_ALIAS(arccos_out, "aten::arccos.out", "aten::acos.out");
+TN_ALIAS(arcsin, "aten::arcsin", "aten::asin");
+TN_ALIAS(arcsin_, "aten::arcsin_", "aten::asin_");
+TN_ALIAS(arcsin_out, "aten::arcsin.out", "aten::asin.out");
+TN_ALIAS(arctan, "aten::arctan", "aten::atan");
+TN_ALIAS(arctan_, "aten::arctan_", "aten::atan_");
+TN_ALIAS(arctan_out, "aten::arctan.out", "aten::atan.out");
+TN_ALIAS(arccosh, "aten::arccosh", "aten::acosh");
+TN_ALIAS(arccosh_, "aten::arccosh_", "aten::acosh_");
+TN_ALIAS(arccosh_out, "aten::arccosh.out", "aten::acosh.out");
+TN_ALIAS(arcsinh, "aten::arcsinh", "aten::asinh");
+TN_ALIAS(arcsinh_, "aten::arcsinh_", "aten::asinh_");
+TN_ALIAS(arcsinh_out, "aten::arcsinh.out", "aten::asinh.out");
+TN_ALIAS(arctanh, "aten::arctanh", "aten::atanh");
+TN_ALIAS(arctanh_, "aten::arctanh_", "aten::atanh_");
+TN_ALIAS(arctanh_out, "aten::arctanh.out", "aten::atanh.out");
+TN_ALIAS(swapaxes, "aten::swapaxes", "aten::transpose.int");
+TN_ALIAS(swapdims, "aten::swapdims", "aten::transpose.int");
+TN_ALIAS(concat, "aten::concat", "aten::cat");
+TN_ALIAS(concat_out, "aten::concat.out", "aten::cat.out");
+TN_ALIAS(concatenate, "aten::concatenate", "aten::cat");
+TN_ALIAS(concatenate_out, "aten::concatenate.out", "aten::cat.out");
+TN_ALIAS(ger, "aten::ger", "aten::outer");
+TN_ALIAS(ger_out, "aten::ger.out", "aten::outer.out");
+TN_ALIAS(sp_digamma, "aten::special_digamma", "aten::digamma");
+TN_ALIAS(sp_digamma_out, "aten::special_digamma.out", "aten::digamma.out");
+TN_ALIAS(sp_psi, "aten::special_psi", "aten::digamma");
+TN_ALIAS(sp_psi_out, "aten::special_psi.out", "aten::digamma.out");
+TN_ALIAS(sp_erf, "aten::special_erf", "aten::erf");
+TN_ALIAS(sp_erf_out, "aten::special_erf.out", "aten::erf.out");
+TN_ALIAS(sp_erfc, "aten::special_erfc", "aten::erfc");
+TN_ALIAS(sp_erfc_out, "aten::special_erfc.out", "aten::erfc.out");
+TN_ALIAS(sp_exp2, "aten::special_exp2", "aten::exp2");
+TN_ALIAS(sp_exp2_out, "aten::special_exp2.out", "aten::exp2.out");
+TN_ALIAS(sp_expm1, "aten::special_expm1", "aten::expm1");
+TN_ALIAS(sp_expm1_out, "aten::special_expm1.out", "aten::expm1.out");
+TN_ALIAS(sp_gammaln, "aten::special_gammaln", "aten::lgamma");
+TN_ALIAS(sp_gammaln_out, "aten::special_gammaln.out", "aten::lgamma.out");
+TN_ALIAS(sp_log1p, "aten::special_log1p", "aten::log1p");
+TN_ALIAS(sp_log1p_out, "aten::special_log1p.out", "aten::log1p.out");
+TN_ALIAS(sp_polygamma, "aten::special_polygamma", "aten::polygamma");
+TN_ALIAS(sp_polygamma_out, "aten::special_polygamma.out", "aten::polygamma.out");
+TN_ALIAS(sp_round, "aten::special_round", "aten::round.decimals");
+TN_ALIAS(sp_round_out, "aten::special_round.out", "aten::round.decimals_out");
+TN_ALIAS(sp_log_softmax, "aten::special_log_softmax", "aten::log_softmax.int");
+TN_ALIAS(sp_softmax, "aten::special_softmax", "aten::softmax.int");
+TN_ALIAS(sp_logsumexp, "aten::special_logsumexp", "aten::logsumexp");
+TN_ALIAS(sp_logsumexp_out, "aten::special_logsumexp.out", "aten::logsumexp.out");
+TN_ALIAS(sp_xlogy, "aten::special_xlogy", "aten::xlogy.Tensor");
+
+// special_ndtr(Tensor self) and .out: (1 + erf(x / sqrt(2))) / 2, as upstream's calc_ndtr
+// writes it (x * M_SQRT1_2, then + 1, then * 0.5).
+Tensor ndtr_of(const Tensor& x) {
+  const Value sqrt1_2 = Value::of_scalar(Scalar::from_double(0.70710678118654752440));
+  Tensor scaled = call_tensor("aten::mul.Scalar", {t(x), sqrt1_2});
+  Tensor e = call_tensor("aten::erf", {t(scaled)});
+  Tensor one_plus = call_tensor("aten::add.Scalar", {t(e), Value::of_scalar(Scalar::from_int(1)),
+                                                     Value::of_scalar(Scalar::from_int(1))});
+  return call_tensor("aten::mul.Scalar", {t(one_plus), Value::of_scalar(Scalar::from_double(0.5))});
+}
+void special_ndtr(Call& c) { c.ret(ndtr_of(c.tensor(0))); }
+// (.out checks the cast itself, with upstream's message that names no op)
+void special_ndtr_out(Call& c) {
+  const Tensor& out = c.tensor(1);
+  Tensor r = ndtr_of(c.tensor(0));
+  TN_CHECK(can_cast(r->dtype(), out->dtype()), "result type ", enum_name(r->dtype()),
+           " can't be cast to the desired output type ", enum_name(out->dtype()));
+  c.ret(write_out(out, r, c.key()));
+}
+TN_REGISTER_COMPOSITE("aten::special_ndtr", special_ndtr);
+TN_REGISTER_COMPOSITE("aten::special_ndtr.out", special_ndtr_out);
+
+// chalf(Tensor self, *, MemoryFormat? memory_format=None): to(complex32).
+void chalf(Call& c) {
+  c.ret(call_tensor("aten::to.dtype", {c.arg(0), Value::of_dtype(ScalarType::ComplexHalf),
+                                       Value::of_bool(false), Value::of_bool(false), c.arg(1)}));
+}
+TN_REGISTER_COMPOSITE("aten::chalf", chalf);
+
 }  // namespace
 }  // namespace tn

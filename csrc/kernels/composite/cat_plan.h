@@ -17,8 +17,10 @@ struct CatPlan {
   ScalarType dtype = ScalarType::Float;
 };
 
-// Output shape, wrapped dim and promoted dtype of cat, with upstream's checks.
-CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim);
+// Output shape, wrapped dim and promoted dtype of cat, with upstream's checks in its order (the
+// inputs' devices, zero-dim inputs, the dim, then for cat.out whether the promoted dtype casts
+// to out's, then the sizes).
+CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim, const Tensor* out = nullptr);
 
 // Copies each input into its slice of out along the plan's dim (one copy_ per input).
 void cat_fill(const Tensor& out, const std::vector<Tensor>& ts, const CatPlan& p);

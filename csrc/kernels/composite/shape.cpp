@@ -228,8 +228,11 @@ TN_REGISTER_COMPOSITE("aten::to.dtype_layout", to_dtype_layout);
 bool cat_skips(const Tensor& t) { return t->dim() == 1 && t->size(0) == 0; }
 
 // Output shape, wrapped dim and promoted dtype of cat, with upstream's checks.
-CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
+CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim, const Tensor* out) {
   TN_CHECK_KIND(!ts.empty(), Value, "torch.cat(): expected a non-empty list of Tensors");
+  for (const Tensor& t : ts)
+    TN_CHECK(t->device() == ts[0]->device(), "Tensor on device ", t->device().str(),
+             " is not on the expected device ", ts[0]->device().str(), "!");
   CatPlan p;
   p.dtype = ts[0]->dtype();
   for (const Tensor& t : ts) p.dtype = promote_types(p.dtype, t->dtype());
@@ -245,6 +248,9 @@ CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
     return p;
   }
   p.dim = wrap_dim(dim, (*ref)->dim());
+  if (out)
+    TN_CHECK_KIND(can_cast(p.dtype, (*out)->dtype()), Type, "torch.cat(): input types can't be "
+                  "cast to the desired output type ", enum_name((*out)->dtype()));
   p.shape = (*ref)->sizes();
   p.shape[p.dim] = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -291,7 +297,7 @@ TN_REGISTER_COMPOSITE("aten::cat", cat);
 void cat_out(Call& c) {
   const auto& ts = c.tensor_list(0);
   const Tensor& out = c.tensor(2);
-  CatPlan p = plan_cat(ts, c.to_int(1));
+  CatPlan p = plan_cat(ts, c.to_int(1), &out);
   for (const Tensor& t : ts) check_out_device(out, t->device());
   TN_CHECK_KIND(can_cast(p.dtype, out->dtype()), Type, "torch.cat(): input types can't be cast "
                 "to the desired output type ", enum_name(out->dtype()));

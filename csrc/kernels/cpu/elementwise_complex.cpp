@@ -88,6 +88,9 @@ const char* half_refusal_name(CxUnary op) {
     case CxUnary::Acos: return "acos_vml_cpu";
     case CxUnary::Atan: return "atan_vml_cpu";
     case CxUnary::Silu: return "silu_cpu";
+    case CxUnary::Acosh: return "acosh_cpu";
+    case CxUnary::Asinh: return "asinh_cpu";
+    case CxUnary::Atanh: return "atanh_cpu";
   }
   return "complex";
 }
@@ -164,6 +167,10 @@ bool cx_unary(EwIter& it, CxUnary op) {
       case CxUnary::Asin: return ew_run<C, C>(it, [](C a) { return std::asin(a); });
       case CxUnary::Acos: return ew_run<C, C>(it, [](C a) { return std::acos(a); });
       case CxUnary::Atan: return ew_run<C, C>(it, [](C a) { return std::atan(a); });
+      // The inverse hyperbolic functions: the C library's too (cacosh, casinh, catanh).
+      case CxUnary::Acosh: return ew_run<C, C>(it, [](C a) { return std::acosh(a); });
+      case CxUnary::Asinh: return ew_run<C, C>(it, [](C a) { return std::asinh(a); });
+      case CxUnary::Atanh: return ew_run<C, C>(it, [](C a) { return std::atanh(a); });
     }
   });
 }

@@ -13,7 +13,7 @@ struct EwIter;
 
 enum class CxUnary {
   Neg, Conj, Reciprocal, Exp, Log, Log2, Log10, Sqrt, Rsqrt, Sin, Cos, Tan, Sinh, Cosh, Tanh,
-  Sigmoid, Sgn, Square, Exp2, Expm1, Log1p, Asin, Acos, Atan, Silu
+  Sigmoid, Sgn, Square, Exp2, Expm1, Log1p, Asin, Acos, Atan, Silu, Acosh, Asinh, Atanh
 };
 bool cx_unary(EwIter& it, CxUnary op);
 // self + alpha * other (sub passes alpha negated).

@@ -30,6 +30,8 @@ float Sleef_sinhf1_u10purecfma(float);
 double Sleef_sinhd1_u10purecfma(double);
 float Sleef_coshf1_u10purecfma(float);
 double Sleef_coshd1_u10purecfma(double);
+float Sleef_atanhf1_u10purecfma(float);
+double Sleef_atanhd1_u10purecfma(double);
 float Sleef_erfcf1_u15purecfma(float);
 double Sleef_erfcd1_u15purecfma(double);
 float Sleef_lgammaf1_u10purecfma(float);
@@ -73,6 +75,8 @@ float sinh(float x) { return TN_SLEEF(Sleef_sinhf1_u10purecfma, std::sinh)(x); }
 double sinh(double x) { return TN_SLEEF(Sleef_sinhd1_u10purecfma, std::sinh)(x); }
 float cosh(float x) { return TN_SLEEF(Sleef_coshf1_u10purecfma, std::cosh)(x); }
 double cosh(double x) { return TN_SLEEF(Sleef_coshd1_u10purecfma, std::cosh)(x); }
+float atanh(float x) { return TN_SLEEF(Sleef_atanhf1_u10purecfma, std::atanh)(x); }
+double atanh(double x) { return TN_SLEEF(Sleef_atanhd1_u10purecfma, std::atanh)(x); }
 float erfc(float x) { return TN_SLEEF(Sleef_erfcf1_u15purecfma, std::erfc)(x); }
 double erfc(double x) { return TN_SLEEF(Sleef_erfcd1_u15purecfma, std::erfc)(x); }
 float lgamma(float x) { return TN_SLEEF(Sleef_lgammaf1_u10purecfma, std::lgamma)(x); }

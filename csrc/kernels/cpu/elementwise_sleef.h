@@ -44,6 +44,9 @@ float erfc(float x);
 double erfc(double x);
 float lgamma(float x);
 double lgamma(double x);
+// u10, for atanh (elementwise_unary2.cpp).
+float atanh(float x);
+double atanh(double x);
 
 // Upstream's Vectorized<float>::erf: Abramowitz and Stegun 7.1.26 with FMAs and SLEEF's exp.
 inline float erf_simd(float x) {

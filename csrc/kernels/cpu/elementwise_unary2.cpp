@@ -1,8 +1,8 @@
-// More unary float math on dense CPU tensors: acos, asin, atan, sinh, cosh, erfc, lgamma,
-// digamma, polygamma and frac, each with its in-place `_` and `.out` spellings. The float
-// functions compute integer and bool inputs in the default float dtype, as upstream's
-// unary_float_op does; frac keeps the input's dtype and refuses integers ("frac_cpu" not
-// implemented for 'Long'), as upstream's.
+// More unary float math on dense CPU tensors: acos, asin, atan, sinh, cosh, acosh, asinh,
+// atanh, erfc, lgamma, digamma, polygamma and frac, each with its in-place `_` and `.out`
+// spellings. The float functions compute integer and bool inputs in the default float dtype,
+// as upstream's unary_float_op does; frac keeps the input's dtype and refuses integers
+// ("frac_cpu" not implemented for 'Long'), as upstream's.
 //
 // Numerics, per upstream 2.13's UnaryOpsKernel.cpp and vml.h:
 //   acos, asin, atan, erfc  its vml kernels: float32/float64 through MKL's vector math (vmsAcos...,
@@ -127,6 +127,36 @@ void cosh_compute(EwIter& it, const Call&) {
     using A = acc_t<T>;
     ew_run_simd<T, T>(it, [](A a) { return vec_result<T>(sleef::cosh(a)); },
                       [](A a) { return std::cosh(a); });
+  });
+}
+
+// acosh, asinh: upstream's scalar cpu_kernel, std:: on every element (measured: its float32 and
+// float64 bits are glibc's acoshf/acosh and asinhf/asinh on 4,096 inputs, not SLEEF's).
+void acosh_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Acosh)) return;
+  ew_dispatch<kEwFloats>(it.common, "acosh_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T>(it, [](A a) { return std::acosh(a); });
+  });
+}
+void asinh_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Asinh)) return;
+  ew_dispatch<kEwFloats>(it.common, "asinh_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T>(it, [](A a) { return std::asinh(a); });
+  });
+}
+// atanh: cpu_kernel_vec, as sinh (measured: SLEEF's u10 bits on the vector blocks, glibc's on
+// the tail of 4,099 inputs).
+void atanh_compute(EwIter& it, const Call&) {
+  if (cx_unary(it, CxUnary::Atanh)) return;
+  ew_dispatch<kEwFloats>(it.common, "atanh_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run_simd<T, T>(it, [](A a) { return vec_result<T>(sleef::atanh(a)); },
+                      [](A a) { return std::atanh(a); });
   });
 }
 
@@ -321,6 +351,9 @@ TN_UNARY2("lgamma", kFloat, lgamma_compute);
 TN_UNARY2("sinh", kFloat, sinh_compute);
 TN_UNARY2("cosh", kFloat, cosh_compute);
 TN_UNARY2("frac", kSame, frac_compute);
+TN_UNARY2("acosh", kFloat, acosh_compute);
+TN_UNARY2("asinh", kFloat, asinh_compute);
+TN_UNARY2("atanh", kFloat, atanh_compute);
 
 }  // namespace
 }  // namespace tn

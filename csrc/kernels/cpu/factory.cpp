@@ -53,6 +53,7 @@ void empty_strided(Call& c) {
   const Dims& strides = c.int_list(1);
   TN_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  warn_if_complex_half(o.dtype);
   size_t nbytes = storage_bytes_needed(sizes, strides, 0, itemsize(o.dtype));
   Storage st = make<StorageImpl>(nbytes, o.device, true);
   c.ret(make<TensorImpl>(st, o.dtype, sizes, strides, 0, representation_of(o.device.type)));

@@ -1,5 +1,6 @@
-// arange (three overloads and both out= forms) and linspace on dense CPU tensors, with meta
-// kernels that share the length/dtype rules and allocate without bytes.
+// arange (three overloads and both out= forms), linspace and logspace (with their 0-dim tensor
+// spellings) on dense CPU tensors, with meta kernels that share the length/dtype rules and
+// allocate without bytes.
 // Arithmetic: upstream's formulas (arange: start + step * i in the accumulate type; linspace:
 // from start for the first half, from end for the second, in the step type), with the multiply-add
 // fused for float/double as upstream's build computes it (checked bit-identical in
@@ -39,6 +40,12 @@ ScalarType arange_dtype(const Call& c, int n_scalars, size_t dtype_at) {
   for (int i = 0; i < n_scalars; ++i)
     if (c.scalar(i).is_floating()) return default_float_dtype();
   return ScalarType::Long;
+}
+
+// Upstream has no sparse (or other) layout kernel for these factories.
+void check_strided(const Value& layout, const std::string& key) {
+  TN_CHECK_KIND(layout.is_none() || layout.i == 0, NotImplemented, key,
+                ": only the strided layout is implemented by torchnative");
 }
 
 void refuse_bool(ScalarType t, const char* key) {
@@ -212,7 +219,8 @@ void linspace(Call& c) {
   TN_CHECK(steps >= 0, "number of steps must be non-negative");
   ScalarType t = c.optional_dtype(3).value_or(default_float_dtype());
   Device dev = c.arg(5).is_none() ? Device{} : c.arg(5).device;
-  check_pin_memory(c.arg(6), Value{}, dev);
+  check_pin_memory(c.arg(6), c.arg(4), dev);
+  check_strided(c.arg(4), c.key());
   refuse_bool(t, "linspace_cpu");
   Tensor out = empty_tensor({steps}, t, dev);
   if constexpr (Fill) linspace_fill(out, c.scalar(0), c.scalar(1), steps, "linspace_cpu");
@@ -234,6 +242,182 @@ void linspace_out(Call& c) {
 }
 TN_REGISTER_KERNEL("aten::linspace.out", DenseCPU, linspace_out<true>);
 TN_REGISTER_KERNEL("aten::linspace.out", Meta, linspace_out<false>);
+
+// a + b * c with the product rounded first: upstream's logspace is not contracted into an FMA
+// (measured: its float64 values are the two-rounding ones), which our build would otherwise do.
+double add_product(double a, double b, double c) {
+  volatile double p = b * c;
+  return a + p;
+}
+// A double converted to an integer dtype as upstream's x86-64 build converts it: through int32
+// (cvttsd2si: INT32_MIN when out of range) for the narrow types, keeping the low bits.
+template <typename T>
+T int_of_double(double v) {
+  if constexpr (sizeof(T) == 8) return static_cast<T>(v);
+  else return static_cast<T>(static_cast<int32_t>(v));
+}
+
+// logspace values into out: base ** x for x along linspace's halves (from start, then from end),
+// as upstream's logspace_out computes them: the step in double from the ends converted to the
+// dtype, the exponent start + step * i (end - step * k) in double, std::pow in double (the base
+// as float for integer dtypes), converted to the dtype (16-bit floats through float). Complex
+// dtypes compute in their own complex type (the step divided by a real count, as c10's complex
+// division by a real divisor does; std::pow of complex numbers). A single step is
+// base ** start, filled.
+void logspace_fill(const Tensor& out, Scalar start, Scalar end, int64_t steps, double base,
+                   const char* key) {
+  if (steps == 0) return;
+  if (steps == 1) {
+    Scalar v = Scalar::from_double(std::pow(base, start.to_double()));
+    if (is_complex(out->dtype())) {
+      std::complex<double> z = std::pow(std::complex<double>(base, 0),
+                                        std::complex<double>(start.to_double(), start.imag()));
+      v = Scalar::from_complex(z.real(), z.imag());
+    }
+    call("aten::fill_.Scalar", {ops::t(out), Value::of_scalar(v)});
+    return;
+  }
+  refuse_bool(out->dtype(), key);
+  check_scalar_fits(start, out->dtype());
+  check_scalar_fits(end, out->dtype());
+  const int64_t half = steps / 2;
+  if (is_complex(out->dtype())) {
+    dispatch_dtype_complex(out->dtype(), key, [&](auto z) {
+      using T = decltype(z);
+      if constexpr (is_complex_v<T>) {
+        using R = typename T::value_type;
+        const T s = scalar_to<T>(start), e = scalar_to<T>(end), b(static_cast<R>(base), R(0));
+        const R inv = R(1) / R(steps - 1);
+        const T step((e.real() - s.real()) * inv, (e.imag() - s.imag()) * inv);
+        T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
+        int64_t i = 0;
+        for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
+          const R k = R(i < half ? i : steps - i - 1);
+          const T x = i < half ? T(s.real() + step.real() * k, s.imag() + step.imag() * k)
+                               : T(e.real() - step.real() * k, e.imag() - step.imag() * k);
+          p[o] = std::pow(b, x);
+          ++i;
+        });
+      }
+    });
+    return;
+  }
+  dispatch_dtype(out->dtype(), key, [&](auto z) {
+    using T = decltype(z);
+    constexpr bool kNative = std::is_integral_v<T> || std::is_floating_point_v<T>;
+    auto as_double = [](T v) {
+      if constexpr (kNative) return static_cast<double>(v);
+      else return static_cast<double>(static_cast<float>(v));
+    };
+    const T s = scalar_to<T>(start), e = scalar_to<T>(end);
+    const double b = std::is_integral_v<T> ? double(static_cast<float>(base)) : base;
+    // e - s in T's own arithmetic (integers promoted to int; a 16-bit float's difference
+    // rounded to it, as c10's).
+    double diff;
+    if constexpr (kNative) diff = static_cast<double>(e - s);
+    else diff = as_double(T(static_cast<float>(e) - static_cast<float>(s)));
+    const double step = diff / double(steps - 1);
+    T* p = static_cast<T*>(out->dense_cpu_data(key)) - out->storage_offset();
+    int64_t i = 0;
+    for_each_offset(out->sizes(), out->strides(), out->storage_offset(), [&](int64_t o) {
+      const double x = i < half ? add_product(as_double(s), step, double(i))
+                                : add_product(as_double(e), -step, double(steps - i - 1));
+      const double v = std::pow(b, x);
+      if constexpr (std::is_integral_v<T>) p[o] = int_of_double<T>(v);
+      else p[o] = convert<T>(v);
+      ++i;
+    });
+  });
+}
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, dtype?, layout?, device?,
+//   pin_memory?); Fill: the CPU kernel (Meta's checks and allocates only).
+template <bool Fill>
+void logspace(Call& c) {
+  int64_t steps = c.to_int(2);
+  TN_CHECK(steps >= 0, "number of steps must be non-negative");
+  ScalarType t = c.optional_dtype(4).value_or(default_float_dtype());
+  Device dev = c.arg(6).is_none() ? Device{} : c.arg(6).device;
+  check_pin_memory(c.arg(7), c.arg(5), dev);
+  check_strided(c.arg(5), c.key());
+  Tensor out = empty_tensor({steps}, t, dev);
+  if constexpr (Fill)
+    logspace_fill(out, c.scalar(0), c.scalar(1), steps, c.to_double(3), "logspace_cpu");
+  c.ret(out);
+}
+TN_REGISTER_KERNEL("aten::logspace", DenseCPU, logspace<true>);
+TN_REGISTER_KERNEL("aten::logspace", Meta, logspace<false>);
+
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out)
+template <bool Fill>
+void logspace_out(Call& c) {
+  int64_t steps = c.to_int(2);
+  TN_CHECK(steps >= 0, "number of steps must be non-negative");
+  const Tensor& out = c.tensor(4);
+  ops::resize_out(out, {steps});
+  if constexpr (Fill)
+    logspace_fill(out, c.scalar(0), c.scalar(1), steps, c.to_double(3), "logspace_cpu");
+  c.ret(out);
+}
+TN_REGISTER_KERNEL("aten::logspace.out", DenseCPU, logspace_out<true>);
+TN_REGISTER_KERNEL("aten::logspace.out", Meta, logspace_out<false>);
+
+// The 0-dim tensor spellings of linspace and logspace (Tensor_Tensor, Tensor_Scalar,
+// Scalar_Tensor, and their out= forms): each tensor end read as a number (item()), then the
+// Scalar op; upstream's message names the ends that are tensors.
+struct SpaceEnds {
+  const char* op;     // "aten::linspace" or "aten::logspace"
+  const char* name;   // for the message
+  bool start_tensor;  // argument 0 is a tensor
+  bool end_tensor;    // argument 1 is a tensor
+  bool out;           // the out= spelling
+};
+Value end_value(const Call& c, size_t i, bool tensor) {
+  if (!tensor) return c.arg(i);
+  return call("aten::_local_scalar_dense", {c.arg(i)})[0];
+}
+template <const SpaceEnds& K>
+void space_of_tensors(Call& c) {
+  const int64_t ds = K.start_tensor ? c.tensor(0)->dim() : 0;
+  const int64_t de = K.end_tensor ? c.tensor(1)->dim() : 0;
+  if (K.start_tensor && K.end_tensor)
+    TN_CHECK(ds == 0 && de == 0, K.name, " only supports 0-dimensional start and end tensors, "
+             "but got start with ", ds, " dimension(s) and end with ", de, " dimension(s).");
+  else if (K.start_tensor)
+    TN_CHECK(ds == 0, K.name, " only supports 0-dimensional start and end tensors, but got "
+             "start with ", ds, " dimension(s).");
+  else
+    TN_CHECK(de == 0, K.name, " only supports 0-dimensional start and end tensors, but got "
+             "end with ", de, " dimension(s).");
+  std::vector<Value> args{end_value(c, 0, K.start_tensor), end_value(c, 1, K.end_tensor)};
+  for (size_t i = 2; i < c.args.size(); ++i) args.push_back(c.arg(i));
+  std::string op = std::string(K.op) + (K.out ? ".out" : "");
+  for (Value& v : call(op.c_str(), std::move(args))) c.ret(std::move(v));
+}
+constexpr SpaceEnds kLinTT{"aten::linspace", "linspace", true, true, false};
+constexpr SpaceEnds kLinTS{"aten::linspace", "linspace", true, false, false};
+constexpr SpaceEnds kLinST{"aten::linspace", "linspace", false, true, false};
+constexpr SpaceEnds kLinTTo{"aten::linspace", "linspace", true, true, true};
+constexpr SpaceEnds kLinTSo{"aten::linspace", "linspace", true, false, true};
+constexpr SpaceEnds kLinSTo{"aten::linspace", "linspace", false, true, true};
+constexpr SpaceEnds kLogTT{"aten::logspace", "logspace", true, true, false};
+constexpr SpaceEnds kLogTS{"aten::logspace", "logspace", true, false, false};
+constexpr SpaceEnds kLogST{"aten::logspace", "logspace", false, true, false};
+constexpr SpaceEnds kLogTTo{"aten::logspace", "logspace", true, true, true};
+constexpr SpaceEnds kLogTSo{"aten::logspace", "logspace", true, false, true};
+constexpr SpaceEnds kLogSTo{"aten::logspace", "logspace", false, true, true};
+TN_REGISTER_COMPOSITE("aten::linspace.Tensor_Tensor", space_of_tensors<kLinTT>);
+TN_REGISTER_COMPOSITE("aten::linspace.Tensor_Scalar", space_of_tensors<kLinTS>);
+TN_REGISTER_COMPOSITE("aten::linspace.Scalar_Tensor", space_of_tensors<kLinST>);
+TN_REGISTER_COMPOSITE("aten::linspace.Tensor_Tensor_out", space_of_tensors<kLinTTo>);
+TN_REGISTER_COMPOSITE("aten::linspace.Tensor_Scalar_out", space_of_tensors<kLinTSo>);
+TN_REGISTER_COMPOSITE("aten::linspace.Scalar_Tensor_out", space_of_tensors<kLinSTo>);
+TN_REGISTER_COMPOSITE("aten::logspace.Tensor_Tensor", space_of_tensors<kLogTT>);
+TN_REGISTER_COMPOSITE("aten::logspace.Tensor_Scalar", space_of_tensors<kLogTS>);
+TN_REGISTER_COMPOSITE("aten::logspace.Scalar_Tensor", space_of_tensors<kLogST>);
+TN_REGISTER_COMPOSITE("aten::logspace.Tensor_Tensor_out", space_of_tensors<kLogTTo>);
+TN_REGISTER_COMPOSITE("aten::logspace.Tensor_Scalar_out", space_of_tensors<kLogTSo>);
+TN_REGISTER_COMPOSITE("aten::logspace.Scalar_Tensor_out", space_of_tensors<kLogSTo>);
 
 }  // namespace
 }  // namespace tn

@@ -320,6 +320,7 @@ Tensor ew_output(const Call& c, const EwRule& r, const EwSpec& s) {
   if (r.variant == EwVariant::Functional) {
     // On the call's device: a CPU scalar operand (a wrapped Python number) may come first.
     Dims strides = new_output_strides(r, s);
+    warn_if_complex_half(s.result);
     size_t nbytes = storage_bytes_needed(s.shape, strides, 0, itemsize(s.result));
     Storage st = make<StorageImpl>(nbytes, c.device, true);
     return make<TensorImpl>(st, s.result, s.shape, std::move(strides), 0,
