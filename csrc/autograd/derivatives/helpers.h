@@ -130,6 +130,13 @@ inline Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Arg
   return maybe_multiply(mm(t(conj(mat1)), grad), conj(alpha));
 }
 
+// A formula upstream writes as not_implemented("what"): the node is recorded, and backward
+// refuses when it reaches it ("the derivative for 'what' is not implemented.").
+template <const char* kWhat>
+Grads not_implemented(const Saved&, const Grads&) {
+  TN_FAIL(NotImplemented, "the derivative for '", kWhat, "' is not implemented.");
+}
+
 // Whether output i's gradient stands for one upstream's engine would hand as defined: the
 // engine fills zeros for outputs nothing used, so a gradient counts when it has history or
 // is not all zeros (formulas that branch on which gradients are defined, as upstream's do,

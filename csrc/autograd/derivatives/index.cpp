@@ -1,7 +1,9 @@
 // Derivatives of gather, scatter (.src, .value; .reduce and .value_reduce have none upstream:
-// they record its NotImplemented node, autograd_layer.cpp), scatter_add, scatter_reduce.two and index_add (upstream's derivatives.yaml entries and its
+// they record its NotImplemented node, autograd_layer.cpp), scatter_add, scatter_reduce.two,
+// index_add, index_copy and index_fill (upstream's derivatives.yaml entries and its
 // FunctionsManual's gather_backward / scatter_reduce_backward). The kernels are in
-// kernels/cpu/index2.cpp; take_along_dim is a composite and differentiates through gather.
+// kernels/cpu/index2.cpp and index_fill_copy.cpp; take_along_dim is a composite and
+// differentiates through gather.
 #include "autograd/derivatives/helpers.h"
 #include "autograd/grad_mode.h"
 
@@ -164,8 +166,55 @@ Grads masked_scatter_backward_grad(const Saved& s, const Grads& g) {
   return {call_tensor("aten::masked_scatter", {V(z), V(s.tensor(1)), V(g[0])})};
 }
 
+// grad.index_fill(dim, index, 0): self's gradient of index_copy and index_fill.
+Tensor zero_at_index(const Tensor& g, const Saved& s) {
+  return call_tensor("aten::index_fill.int_Scalar", {V(g), dim_of(s), V(s.tensor(2)),
+                                                     S(Scalar::from_int(0))});
+}
+// index_copy(self, dim, index, source): self: grad.index_fill(dim, index, 0); source:
+// grad.index_select(dim, index) expanded to source (index.squeeze(0) for a 0-dim source).
+Grads index_copy_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0)) out[0] = zero_at_index(g[0], s);
+  if (s.need(1)) {
+    const ArgMeta& src = s.meta(1);
+    if (!src.sizes.empty()) {
+      out[1] = expand(call_tensor("aten::index_select", {V(g[0]), dim_of(s), V(s.tensor(2))}),
+                      src.sizes);
+    } else {
+      Tensor index = call_tensor("aten::squeeze.dim", {V(s.tensor(2)), Value::of_int(0)});
+      out[1] = call_tensor("aten::index_select", {V(g[0]), dim_of(s), V(index)});
+    }
+  }
+  return out;
+}
+// index_fill.int_Scalar(self, dim, index, value): self: grad.index_fill(dim, index, 0).
+Grads index_fill_backward(const Saved& s, const Grads& g) { return {zero_at_index(g[0], s)}; }
+// index_fill.int_Tensor(self, dim, index, value): value: the sum of grad over the distinct
+// indexed slices (grad.index_select(dim, _unique(index, sorted=false)[0]).sum()).
+Grads index_fill_tensor_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0)) out[0] = zero_at_index(g[0], s);
+  if (s.need(1)) {
+    Tensor distinct = call("aten::_unique", {V(s.tensor(2)), Value::of_bool(false),
+                                             Value::of_bool(false)})[0].tensor;
+    out[1] = call_tensor("aten::sum", {V(call_tensor("aten::index_select",
+                                                     {V(g[0]), dim_of(s), V(distinct)})),
+                                       Value{}});
+  }
+  return out;
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::index_copy",
+                       {"IndexCopyBackward0", {0, 3}, {{2}}, 0, index_copy_backward});
+TN_REGISTER_DERIVATIVE("aten::index_fill.int_Scalar",
+                       {"IndexFillBackward0", {0}, {{2}}, 0, index_fill_backward});
+TN_REGISTER_DERIVATIVE("aten::index_fill.int_Tensor",
+                       {"IndexFillBackward1", {0, 3}, {{2}}, 0, index_fill_tensor_backward});
+TN_COMPLEX_READY("aten::index_copy", "aten::index_fill.int_Scalar",
+                 "aten::index_fill.int_Tensor");
 TN_REGISTER_DERIVATIVE("aten::gather", {"GatherBackward0", {0}, {{2}}, 0, gather_backward});
 TN_REGISTER_DERIVATIVE("aten::scatter.src",
                        {"ScatterBackward0", {0, 3}, {{2}}, 0, scatter_src_backward});

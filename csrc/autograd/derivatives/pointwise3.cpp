@@ -61,12 +61,7 @@ Grads atanh_backward(const Saved& s, const Grads& g) {
                                                        S(Scalar::from_int(1))});
   return {div(g[0], conj(one_minus))};
 }
-// Their in-place spellings: upstream's not_implemented("inplace version of ...") nodes, which
-// refuse when backward reaches them.
-template <const char* kWhat>
-Grads inplace_not_implemented(const Saved&, const Grads&) {
-  TN_FAIL(NotImplemented, "the derivative for '", kWhat, "' is not implemented.");
-}
+// Their in-place spellings: upstream's not_implemented("inplace version of ...") nodes.
 constexpr char kAcoshInplace[] = "inplace version of acosh";
 constexpr char kAsinhInplace[] = "inplace version of asinh";
 constexpr char kAtanhInplace[] = "inplace version of atanh";
@@ -114,11 +109,11 @@ TN_REGISTER_DERIVATIVE("aten::asinh", {"AsinhBackward0", {0}, {{0}}, 0, asinh_ba
 TN_REGISTER_DERIVATIVE("aten::atanh", {"AtanhBackward0", {0}, {{0}}, 0, atanh_backward});
 TN_COMPLEX_READY("aten::acosh", "aten::asinh", "aten::atanh");
 TN_REGISTER_DERIVATIVE("aten::acosh_", {"AcoshBackward1", {0}, {}, 0,
-                                        inplace_not_implemented<kAcoshInplace>});
+                                        not_implemented<kAcoshInplace>});
 TN_REGISTER_DERIVATIVE("aten::asinh_", {"AsinhBackward1", {0}, {}, 0,
-                                        inplace_not_implemented<kAsinhInplace>});
+                                        not_implemented<kAsinhInplace>});
 TN_REGISTER_DERIVATIVE("aten::atanh_", {"AtanhBackward1", {0}, {}, 0,
-                                        inplace_not_implemented<kAtanhInplace>});
+                                        not_implemented<kAtanhInplace>});
 TN_REGISTER_DERIVATIVE("aten::erfc", {"ErfcBackward0", {0}, {{0}}, 0, erfc_backward});
 TN_REGISTER_DERIVATIVE("aten::lgamma", {"LgammaBackward0", {0}, {{0}}, 0, lgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::digamma",

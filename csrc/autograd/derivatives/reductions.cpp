@@ -1,13 +1,15 @@
 // Derivatives of the reductions beyond sum and mean (prod, amax/amin, max/min with and without
-// a dim, var/std, linalg_vector_norm, cumsum): upstream's derivatives.yaml formulas and their
-// FunctionsManual helpers (prod_backward, scale_grad_by_count, var_backward, norm_backward...),
-// written again with door ops. Where upstream scatters into zeros (max.dim's
-// value_selecting_reduction_backward) or takes cumulative products (prod with zeros), the same
-// values are built from comparisons and where, ops this core has.
+// a dim, var/std, linalg_vector_norm, cumsum, cumprod): upstream's derivatives.yaml formulas and
+// their FunctionsManual helpers (prod_backward, scale_grad_by_count, var_backward,
+// norm_backward, cumprod_backward...), written again with door ops. Where upstream scatters into
+// zeros (max.dim's value_selecting_reduction_backward) or takes cumulative products (prod with
+// zeros), the same values are built from comparisons and where, ops this core has.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "autograd/derivatives/helpers.h"
+#include "autograd/grad_mode.h"
 
 namespace tn::autograd {
 namespace {
@@ -262,6 +264,14 @@ Grads vector_norm_backward(const Saved& s, const Grads& g) {
   return {mul(scaled, scale)};
 }
 
+// flip(cumsum(flip(w, dim), dim), dim): upstream's reversed_cumsum.
+Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
+  Value dims = Value::of_ints(Dims{dim});
+  Tensor flipped = call_tensor("aten::flip", {V(w), dims});
+  Tensor acc = call_tensor("aten::cumsum", {V(flipped), Value::of_int(dim)});
+  return call_tensor("aten::flip", {V(acc), dims});
+}
+
 // cumsum(self, dim, dtype): upstream's cumsum_backward, the reversed cumulative sum of grad
 // (in self's dtype), grad itself when there is nothing to accumulate.
 Grads cumsum_backward(const Saved& s, const Grads& g) {
@@ -270,11 +280,121 @@ Grads cumsum_backward(const Saved& s, const Grads& g) {
   if (grad->numel() <= 1 || n == 0) return {grad};
   int64_t dim = wrap(s.to_int(1), n);
   if (grad->sizes()[dim] == 1) return {grad};
-  Value dims = Value::of_ints(Dims{dim});
-  Tensor flipped = call_tensor("aten::flip", {V(grad), dims});
-  Tensor acc = call_tensor("aten::cumsum", {V(flipped), Value::of_int(dim)});
-  return {call_tensor("aten::flip", {V(acc), dims})};
+  return {reversed_cumsum(grad, dim)};
 }
+
+Tensor op(const char* name, std::vector<Value> args) { return call_tensor(name, std::move(args)); }
+Tensor bnot(const Tensor& m) { return op("aten::bitwise_not", {V(m)}); }
+Tensor fill_where(const Tensor& t, const Tensor& mask, double v) {
+  return op("aten::masked_fill.Scalar", {V(t), V(mask), S(v)});
+}
+Tensor eq_int(const Tensor& t, int64_t v) {
+  return op("aten::eq.Scalar", {V(t), S(Scalar::from_int(v))});
+}
+
+// cumprod's gradient where the input has zeros, without recording (upstream's O(n) path):
+// before the first zero the reversed cumsum of output * grad over the input; at the first zero
+// the sum of grad times the products that skip it; nothing after it.
+Tensor cumprod_backward_with_zeros(const Tensor& grad, const Tensor& input_conj,
+                                   const Tensor& output_conj, const Tensor& w,
+                                   const Tensor& is_zero, int64_t dim) {
+  Tensor grad_input = zeros(input_conj->sizes(), grad->dtype(), grad->device());
+  Tensor cumsum = op("aten::cumsum", {V(is_zero), Value::of_int(dim)});
+  Tensor mask = eq_int(cumsum, 0);
+  Tensor before = op("aten::div_.Tensor", {V(reversed_cumsum(fill_where(w, bnot(mask), 0.0), dim)),
+                                           V(input_conj)});
+  call("aten::masked_scatter_", {V(grad_input), V(mask),
+                                 V(op("aten::masked_select", {V(before), V(mask)}))});
+  mask = eq_int(cumsum, 1);
+  Tensor first_zero_index =
+      call("aten::max.dim", {V(mask), Value::of_int(dim), Value::of_bool(true)})[1].tensor;
+  Tensor first_zero_mask = op("aten::bitwise_and.Tensor", {
+      V(op("aten::scatter_.value", {V(op("aten::zeros_like", {V(mask)})), Value::of_int(dim),
+                                    V(first_zero_index), S(Scalar::from_int(1))})),
+      V(mask)});
+  call("aten::bitwise_and_.Tensor", {V(mask), V(bnot(first_zero_mask))});
+  Tensor skipped = op("aten::cumprod", {V(fill_where(input_conj, bnot(mask), 1.0)),
+                                        Value::of_int(dim)});
+  call("aten::mul_.Tensor", {V(skipped), V(fill_where(grad, op("aten::ne.Scalar",
+                                                              {V(cumsum), S(Scalar::from_int(1))}),
+                                                       0.0))});
+  Tensor summed = op("aten::sum.dim_IntList", {V(skipped), Value::of_ints(Dims{dim}),
+                                               Value::of_bool(true), Value{}});
+  Tensor before_index = op("aten::relu_", {V(op("aten::sub.Scalar", {V(first_zero_index),
+                                                                     S(Scalar::from_int(1))}))});
+  Tensor prefix = op("aten::gather", {V(output_conj), Value::of_int(dim), V(before_index)});
+  call("aten::masked_fill_.Scalar", {V(prefix), V(eq_int(first_zero_index, 0)), S(1.0)});
+  call("aten::mul_.Tensor", {V(summed), V(prefix)});
+  call("aten::masked_scatter_", {V(grad_input), V(first_zero_mask),
+                                 V(op("aten::masked_select", {V(summed), V(first_zero_mask)}))});
+  return grad_input;
+}
+
+// Recording (create_graph) with zeros in the input: upstream's O(n^2) path, each position's
+// gradient from the products of the others, itself differentiable.
+Tensor cumprod_backward_recorded(const Tensor& grad, const Tensor& input_conj, int64_t dim) {
+  const int64_t n = input_conj->size(dim);
+  Dims ones_size = input_conj->sizes();
+  ones_size[dim] = 1;
+  Tensor ones = expand(op("aten::ones", {Value::of_ints(Dims{1}), Value::of_dtype(grad->dtype()),
+                                         Value{}, Value::of_device(grad->device())}),
+                       ones_size);
+  auto slice = [&](const Tensor& t, int64_t start, int64_t end) {
+    return op("aten::slice.Tensor", {V(t), Value::of_int(dim), Value::of_int(start),
+                                     Value::of_int(end), Value::of_int(1)});
+  };
+  auto cat2 = [&](const Tensor& a, const Tensor& b) {
+    return op("aten::cat", {Value::of_tensors({a, b}), Value::of_int(dim)});
+  };
+  auto cumprod = [&](const Tensor& t) { return op("aten::cumprod", {V(t), Value::of_int(dim)}); };
+  auto prod_until = [&](int64_t k) {
+    return op("aten::prod.dim_int", {V(slice(input_conj, 0, k)), Value::of_int(dim),
+                                     Value::of_bool(true), Value{}});
+  };
+  const int64_t end = std::numeric_limits<int64_t>::max();
+  Tensor grad_input;
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted;
+    if (k == 0) {
+      omitted = cat2(ones, cumprod(slice(input_conj, k + 1, end)));
+    } else if (k == n - 1) {
+      omitted = prod_until(k);
+    } else {
+      Tensor until = prod_until(k);
+      Tensor from = cumprod(slice(input_conj, k + 1, end));
+      omitted = cat2(until, mul(expand(until, from->sizes()), from));
+    }
+    Tensor slice_sum = op("aten::sum.dim_IntList", {V(mul(slice(grad, k, end), omitted)),
+                                                    Value::of_ints(Dims{dim}),
+                                                    Value::of_bool(false), Value{}});
+    Tensor column = unsqueeze(slice_sum, dim);
+    grad_input = k == 0 ? column : cat2(grad_input, column);
+  }
+  return grad_input;
+}
+
+// cumprod(self, dim, dtype): upstream's cumprod_backward(grad.to(self's dtype), self, dim,
+// result): without zeros, reversed_cumsum(result * grad) / self (conjugated for complex).
+Grads cumprod_backward(const Saved& s, const Grads& g) {
+  const Tensor& input = s.tensor(0);
+  Tensor grad = to_dtype(g[0], input->dtype());
+  if (input->numel() <= 1) return {grad};
+  const int64_t dim = wrap(s.to_int(1), input->dim());
+  if (input->size(dim) == 1) return {grad};
+  Tensor input_conj = conj(input), output_conj = conj(s.result(0));
+  Tensor w = mul(output_conj, grad);
+  Tensor is_zero = eq_int(input, 0);
+  const bool any_zero =
+      call("aten::_local_scalar_dense", {V(op("aten::any", {V(is_zero)}))})[0].scalar.to_int();
+  if (!any_zero) return {div(reversed_cumsum(w, dim), input_conj)};
+  if (!grad_mode_enabled())
+    return {cumprod_backward_with_zeros(grad, input_conj, output_conj, w, is_zero, dim)};
+  return {cumprod_backward_recorded(grad, input_conj, dim)};
+}
+
+constexpr char kUnique2[] = "_unique2", kUnique[] = "_unique", kUniqueDim[] = "unique_dim",
+               kUniqueConsecutive[] = "unique_consecutive",
+               kUniqueDimConsecutive[] = "unique_dim_consecutive";
 
 }  // namespace
 
@@ -307,5 +427,21 @@ TN_REGISTER_DERIVATIVE("aten::linalg_vector_norm",
 // tensors as written.
 TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::linalg_vector_norm");
 TN_REGISTER_DERIVATIVE("aten::cumsum", {"CumsumBackward0", {0}, {}, 0, cumsum_backward});
+TN_REGISTER_DERIVATIVE("aten::cumprod", {"CumprodBackward0", {0}, {{0}}, 1, cumprod_backward});
+TN_COMPLEX_READY("aten::cumprod");
+// The unique family: upstream's not_implemented nodes on the values; inverse and counts carry
+// no history.
+TN_REGISTER_DERIVATIVE("aten::_unique2",
+                       {"Unique2Backward0", {0}, {}, 0, not_implemented<kUnique2>, 6});
+TN_REGISTER_DERIVATIVE("aten::_unique",
+                       {"UniqueBackward0", {0}, {}, 0, not_implemented<kUnique>, 2});
+TN_REGISTER_DERIVATIVE("aten::unique_dim",
+                       {"UniqueDimBackward0", {0}, {}, 0, not_implemented<kUniqueDim>, 6});
+TN_REGISTER_DERIVATIVE("aten::unique_consecutive",
+                       {"UniqueConsecutiveBackward0", {0}, {}, 0,
+                        not_implemented<kUniqueConsecutive>, 6});
+TN_REGISTER_DERIVATIVE("aten::unique_dim_consecutive",
+                       {"UniqueDimConsecutiveBackward0", {0}, {}, 0,
+                        not_implemented<kUniqueDimConsecutive>, 6});
 
 }  // namespace tn::autograd

@@ -1,5 +1,5 @@
 // Sum-like reductions: sum, mean, prod, any/all (all dims, one dim, several dims, keepdim,
-// dtype=) and cumsum, with their out= and in-place spellings. One shape/dtype rule per op
+// dtype=), cumsum and cumprod, with their out= and in-place spellings. One shape/dtype rule per op
 // (structured), shared with meta; the CPU compute fills the output it allocated.
 #include <cmath>
 
@@ -339,8 +339,9 @@ TN_REGISTER_STRUCTURED("aten::all.dim", (logical_rule<false, args_int_dim>),
 TN_REGISTER_STRUCTURED("aten::all.dims", (logical_rule<false, args_dims_nodtype>),
                        (logical_cpu<false, args_dims_nodtype>));
 
-// --- cumsum: a sequential scan in upstream's CPU accumulation type (float scans in double),
-// so results are expected to be bit-identical to upstream's scalar scan. ---------------------
+// --- cumsum and cumprod: a sequential scan in upstream's CPU accumulation type (float scans in
+// double), so results are expected to be bit-identical to upstream's scalar scan. A complex
+// product is c10's (re = ac - bd, im = ad + bc). -----------------------------------------------
 
 void cumsum_rule(Call& c) {
   const Tensor& self = c.tensor(0);
@@ -348,7 +349,20 @@ void cumsum_rule(Call& c) {
   c.ret(new_on(self, self->sizes(), sum_dtype(self->dtype(), c.optional_dtype(2))));
 }
 
-void cumsum_cpu(Call& c) {
+template <typename A>
+A scan_step(A acc, A x, bool prod) {
+  if (!prod) return acc + x;
+  if constexpr (is_complex_v<A>) {
+    using R = typename A::value_type;
+    const R a = acc.real(), b = acc.imag(), cr = x.real(), d = x.imag();
+    return A(a * cr - b * d, a * d + b * cr);
+  } else {
+    return acc * x;
+  }
+}
+
+template <bool Prod>
+void scan_cpu(Call& c) {
   const std::string& key = c.key();
   const Tensor& out = c.results[0].tensor;
   Tensor in = cast_to(c.tensor(0), out->dtype(), key);
@@ -361,15 +375,16 @@ void cumsum_cpu(Call& c) {
     const T* x = data_of<T>(in, key);
     T* o = data_of<T>(out, key);
     for (size_t i = 0; i < gi.outer.size(); ++i) {
-      A acc = A(0);
+      A acc = A(Prod ? 1 : 0);
       for (size_t k = 0; k < gi.inner.size(); ++k) {
-        acc = acc + static_cast<A>(x[gi.outer[i] + gi.inner[k]]);
+        acc = scan_step(acc, static_cast<A>(x[gi.outer[i] + gi.inner[k]]), Prod);
         o[go.outer[i] + go.inner[k]] = T(acc);
       }
     }
   });
 }
-TN_REGISTER_STRUCTURED("aten::cumsum", cumsum_rule, cumsum_cpu);
+TN_REGISTER_STRUCTURED("aten::cumsum", cumsum_rule, scan_cpu<false>);
+TN_REGISTER_STRUCTURED("aten::cumprod", cumsum_rule, scan_cpu<true>);
 
 // upstream's scan refuses a written tensor that holds one element twice (its iterator's check),
 // once past the 0-dim and empty cases it fills directly.
@@ -377,24 +392,27 @@ void check_scan_written(const Tensor& self, const Tensor& written) {
   if (self->dim() > 0 && self->numel() > 0) check_no_internal_overlap(*written);
 }
 
-// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out): a dtype given
-// must be out's.
-void cumsum_out(Call& c) {
+// cumsum.out / cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out): a
+// dtype given must be out's.
+template <const char* kOp>
+void scan_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(3);
+  wrap_dim(c.to_int(1), self->dim());  // (the dim first, as upstream's)
   if (!c.arg(2).is_none()) ops::check_out_dtype(out, *c.optional_dtype(2));
   Value dt = c.arg(2).is_none() ? Value::of_dtype(out->dtype()) : c.arg(2);
-  Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
+  Tensor r = call_tensor(kOp, {c.arg(0), c.arg(1), dt});
   resize_out(out, r->sizes());
   check_scan_written(self, out);
   c.ret(ops::write_out(out, r, c.key()));
 }
-TN_REGISTER_COMPOSITE("aten::cumsum.out", cumsum_out);
 
-// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None): computes in self's dtype; a
-// dtype given must be self's (upstream's in-place check).
-void cumsum_inplace(Call& c) {
+// cumsum_ / cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None): computes in self's
+// dtype; a dtype given must be self's (upstream's in-place check).
+template <const char* kOp>
+void scan_inplace(Call& c) {
   const Tensor& self = c.tensor(0);
+  wrap_dim(c.to_int(1), self->dim());
   if (!c.arg(2).is_none()) {
     ScalarType dt = *c.optional_dtype(2);
     TN_CHECK(dt == self->dtype(), "Bad in-place call: input tensor dtype ",
@@ -402,11 +420,15 @@ void cumsum_inplace(Call& c) {
              " should match");
   }
   Value dt = c.arg(2).is_none() ? Value::of_dtype(self->dtype()) : c.arg(2);
-  Tensor r = call_tensor("aten::cumsum", {c.arg(0), c.arg(1), dt});
+  Tensor r = call_tensor(kOp, {c.arg(0), c.arg(1), dt});
   check_scan_written(self, self);
   c.ret(ops::write_out(self, r, c.key()));
 }
-TN_REGISTER_COMPOSITE("aten::cumsum_", cumsum_inplace);
+constexpr char kCumsum[] = "aten::cumsum", kCumprod[] = "aten::cumprod";
+TN_REGISTER_COMPOSITE("aten::cumsum.out", scan_out<kCumsum>);
+TN_REGISTER_COMPOSITE("aten::cumsum_", scan_inplace<kCumsum>);
+TN_REGISTER_COMPOSITE("aten::cumprod.out", scan_out<kCumprod>);
+TN_REGISTER_COMPOSITE("aten::cumprod_", scan_inplace<kCumprod>);
 
 }  // namespace
 }  // namespace tn

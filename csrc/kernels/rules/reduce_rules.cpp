@@ -19,11 +19,13 @@ std::vector<bool> reduce_mask(int64_t ndim, const Dims& dims) {
   // tensor of more dims is refused; no list (every dim) is not.
   TN_CHECK(dims.empty() || ndim <= 64, "only tensors with up to 64 dims are supported");
   std::vector<bool> mask(ndim, dims.empty());
+  bool zero_dim_seen = false;  // a 0-dim tensor's dim 0 (and -1), named twice, is refused too
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, ndim);
-    if (ndim == 0) continue;
-    TN_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
-    mask[w] = true;
+    const bool seen = ndim == 0 ? zero_dim_seen : static_cast<bool>(mask[w]);
+    TN_CHECK(!seen, "dim ", w, " appears multiple times in the list of dims");
+    if (ndim == 0) zero_dim_seen = true;
+    else mask[w] = true;
   }
   return mask;
 }
