@@ -318,6 +318,8 @@ def written(dtype):
                                             {"out": torch.zeros(5)}),
         "aten.logspace.Scalar_Tensor_out": ((0.5, torch.tensor(2.0), 5, 2.0),
                                             {"out": torch.zeros(5)}),
+        "aten.searchsorted.Scalar_out": ((torch.tensor([1.0, 2.5, 4.0]).to(dtype), 3),
+                                         {"right": True, "out": torch.zeros(0, dtype=torch.long)}),
     }}
 
 

@@ -1,7 +1,7 @@
 // searchsorted (Tensor and Scalar values, out=), bucketize (Tensor and Scalar, out=) and
 // bincount on dense CPU tensors, as upstream's Bucketization.cpp and SummaryOps.cpp compute
 // them; Meta runs the same checks and allocates (bincount's length depends on the values, so
-// Meta refuses it, as upstream's has no meta kernel).
+// Meta refuses it by name).
 //
 // searchsorted: per value, a binary search of its row of the sorted sequence (one row when the
 // sequence is 1-d, else the row with the value's leading indices), lower bound (`mid >= v`
@@ -264,8 +264,15 @@ void bincount_cpu(Call& c) {
   c.ret(out);
 }
 
+// Meta: bincount's length is the largest value plus one.
+void bincount_meta(Call& c) {
+  TN_FAIL(NotImplemented, c.key(), ": the length of a meta tensor's bincount is not known (its "
+          "output shape depends on the data)");
+}
+
 }  // namespace
 
+TN_REGISTER_KERNEL("aten::bincount", Meta, bincount_meta);
 TN_REGISTER_KERNEL("aten::searchsorted.Tensor", DenseCPU, (searchsorted<true, false, false>));
 TN_REGISTER_KERNEL("aten::searchsorted.Tensor", Meta, (searchsorted<false, false, false>));
 TN_REGISTER_KERNEL("aten::searchsorted.Scalar", DenseCPU, (searchsorted<true, true, false>));

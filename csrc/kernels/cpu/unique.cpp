@@ -8,8 +8,8 @@
 //   unique_dim(self, dim, sorted, return_inverse, return_counts) and unique_dim_consecutive:
 //     the distinct slices along dim, sorted lexicographically (or consecutive runs).
 // Values compare as upstream's `a == b` (so -0.0 and 0.0 are one value, its first in sorted
-// order kept). Complex tensors refuse ("unique" not implemented for 'ComplexFloat'); Meta has no
-// kernel (the output's length depends on the values), as upstream's. None is differentiable:
+// order kept). Complex tensors refuse ("unique" not implemented for 'ComplexFloat'); Meta refuses
+// by name (the output's length depends on the values). None is differentiable:
 // upstream's not_implemented nodes (autograd/derivatives/unique.cpp).
 #include <algorithm>
 #include <cmath>
@@ -208,8 +208,19 @@ void unique_dim_consecutive(Call& c) {
   unique_slices(c, c.to_int(1), true, c.to_bool(2), c.to_bool(3));
 }
 
+// Meta: the number of distinct values (or runs) depends on the data.
+void unique_meta(Call& c) {
+  TN_FAIL(NotImplemented, c.key(), ": the number of distinct values of a meta tensor is not "
+          "known (its output shape depends on the data)");
+}
+
 }  // namespace
 
+TN_REGISTER_KERNEL("aten::_unique2", Meta, unique_meta);
+TN_REGISTER_KERNEL("aten::_unique", Meta, unique_meta);
+TN_REGISTER_KERNEL("aten::unique_consecutive", Meta, unique_meta);
+TN_REGISTER_KERNEL("aten::unique_dim", Meta, unique_meta);
+TN_REGISTER_KERNEL("aten::unique_dim_consecutive", Meta, unique_meta);
 TN_REGISTER_KERNEL("aten::_unique2", DenseCPU, unique2);
 TN_REGISTER_KERNEL("aten::_unique", DenseCPU, unique1);
 TN_REGISTER_KERNEL("aten::unique_consecutive", DenseCPU, unique_consecutive);
