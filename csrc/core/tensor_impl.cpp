@@ -350,8 +350,7 @@ void check_in_bounds(const Dims& sizes, const Dims& strides, int64_t offset, int
            storage_nbytes);
 }
 
-void warn_if_complex_half(ScalarType dtype) {
-  if (dtype != ScalarType::ComplexHalf) return;
+void warn_complex_half_once() {
   static std::once_flag once;
   std::call_once(once, [] {
     warn("ComplexHalf support is experimental and many operators don't support it yet.");

@@ -209,8 +209,11 @@ size_t contiguous_nbytes(const Dims& sizes, int itemsize);
 // A new, uninitialised, contiguous tensor on device.
 Tensor empty_tensor(const Dims& sizes, ScalarType dtype, Device device);
 // Upstream's TORCH_WARN_ONCE at every complex32 allocation (empty_tensor, empty_strided, the
-// elementwise outputs call it).
-void warn_if_complex_half(ScalarType dtype);
+// elementwise outputs call it): one comparison inline, the warning out of line.
+void warn_complex_half_once();
+inline void warn_if_complex_half(ScalarType dtype) {
+  if (dtype == ScalarType::ComplexHalf) warn_complex_half_once();
+}
 // A view sharing self's storage and version counter, checked against that storage.
 Tensor make_view(const Tensor& self, Dims sizes, Dims strides, int64_t offset);
 // The same, reinterpreting the bytes as dtype (view.dtype): checked with dtype's itemsize.
