@@ -3,6 +3,7 @@
 // .correction), outer (view then mul) and where with Scalar operands (scalar_tensor then
 // where.self). They run at Autograd, so a dispatch mode sees the op they call, as upstream's.
 #include "core/promotion.h"
+#include "core/warning.h"
 #include "kernels/composite/ops.h"
 
 namespace tn {
@@ -191,7 +192,13 @@ TN_ALIAS(concat_out, "aten::concat.out", "aten::cat.out");
 TN_ALIAS(concatenate, "aten::concatenate", "aten::cat");
 TN_ALIAS(concatenate_out, "aten::concatenate.out", "aten::cat.out");
 TN_ALIAS(ger, "aten::ger", "aten::outer");
-TN_ALIAS(ger_out, "aten::ger.out", "aten::outer.out");
+// ger.out warns (every call, as upstream's TORCH_WARN), then is outer.out.
+void ger_out(Call& c) {
+  warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
+       "instead.");
+  for (Value& v : call("aten::outer.out", {c.arg(0), c.arg(1), c.arg(2)})) c.ret(std::move(v));
+}
+TN_REGISTER_COMPOSITE("aten::ger.out", ger_out);
 TN_ALIAS(sp_digamma, "aten::special_digamma", "aten::digamma");
 TN_ALIAS(sp_digamma_out, "aten::special_digamma.out", "aten::digamma.out");
 TN_ALIAS(sp_psi, "aten::special_psi", "aten::digamma");
