@@ -318,6 +318,10 @@ def written(dtype):
                                             {"out": torch.zeros(5)}),
         "aten.logspace.Scalar_Tensor_out": ((0.5, torch.tensor(2.0), 5, 2.0),
                                             {"out": torch.zeros(5)}),
+        # upstream's at::norm with a dim (pairwise_distance's): torch.norm goes to
+        # linalg.vector_norm instead.
+        "aten.norm.ScalarOpt_dim": ((torch.arange(12.).reshape(3, 4).to(dtype), 3, [1]),
+                                    {"keepdim": True}),
         "aten.searchsorted.Scalar_out": ((torch.tensor([1.0, 2.5, 4.0]).to(dtype), 3),
                                          {"right": True, "out": torch.zeros(0, dtype=torch.long)}),
     }}

@@ -233,7 +233,8 @@ Grads std_backward(const Saved& s, const Grads& g) {
 // linalg_vector_norm(self, ord, dim, keepdim, dtype): upstream's norm_backward by ord.
 Grads vector_norm_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
-  double p = s.scalar(1).to_double();
+  // (norm.ScalarOpt_dim's p may be None: 2)
+  double p = s.arg(1).is_none() ? 2.0 : s.scalar(1).to_double();
   int64_t n = static_cast<int64_t>(self->sizes().size());
   bool given = false;
   Dims dims = dims_of(s.arg(2), n, &given);
@@ -425,7 +426,10 @@ TN_REGISTER_DERIVATIVE("aten::linalg_vector_norm",
                        {"LinalgVectorNormBackward0", {0}, {{0}}, 1, vector_norm_backward});
 // var/std (grad real, self - mean complex) and the norms (sgn for sign) hold for complex
 // tensors as written.
-TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::linalg_vector_norm");
+TN_REGISTER_DERIVATIVE("aten::norm.ScalarOpt_dim",
+                       {"NormBackward1", {0}, {{0}}, 1, vector_norm_backward});
+TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::linalg_vector_norm",
+                 "aten::norm.ScalarOpt_dim");
 TN_REGISTER_DERIVATIVE("aten::cumsum", {"CumsumBackward0", {0}, {}, 0, cumsum_backward});
 TN_REGISTER_DERIVATIVE("aten::cumprod", {"CumprodBackward0", {0}, {{0}}, 1, cumprod_backward});
 TN_COMPLEX_READY("aten::cumprod");
