@@ -1,9 +1,9 @@
 // Derivatives of more shape and indexing ops (repeat, flip, roll, diagonal, tril/triu, unfold,
 // index_select, index.Tensor, index_put and _index_put_impl_, _reshape_alias, masked_select,
-// stack, unbind, squeeze, split_with_sizes, baddbmm, native_dropout): upstream's
-// derivatives.yaml formulas and FunctionsManual helpers, written again with door ops. Where
-// upstream adds into zeros with index_add or masked_scatter, index_put with accumulate gives
-// the same values here.
+// stack, unbind, squeeze, split_with_sizes, baddbmm, native_dropout, pixel_shuffle and
+// pixel_unshuffle): upstream's derivatives.yaml formulas and FunctionsManual helpers, written
+// again with door ops. Where upstream adds into zeros with index_add or masked_scatter,
+// index_put with accumulate gives the same values here.
 #include <algorithm>
 
 #include "autograd/derivatives/helpers.h"
@@ -194,6 +194,13 @@ Grads native_dropout_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], mul(to_dtype(s.result(1), g[0]->dtype()), Scalar::from_double(scale)))};
 }
 
+// pixel_shuffle(self, r): pixel_unshuffle(grad, r); pixel_unshuffle(self, r): pixel_shuffle.
+template <const char* kInverse>
+Grads pixel_rearrange_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kInverse, {V(g[0]), Value::of_int(s.to_int(1))})};
+}
+constexpr char kPixelShuffle[] = "aten::pixel_shuffle", kPixelUnshuffle[] = "aten::pixel_unshuffle";
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::repeat", {"RepeatBackward0", {0}, {}, 0, repeat_backward});
@@ -229,6 +236,13 @@ TN_REGISTER_DERIVATIVE("aten::squeeze_", {"SqueezeBackward3", {0}, {}, 0, squeez
 TN_REGISTER_DERIVATIVE("aten::squeeze_.dims", {"SqueezeBackward5", {0}, {}, 0, squeeze_backward});
 TN_REGISTER_DERIVATIVE("aten::native_dropout",
                        {"NativeDropoutBackward0", {0}, {}, 2, native_dropout_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::pixel_shuffle",
+                       {"PixelShuffleBackward0", {0}, {}, 0,
+                        pixel_rearrange_backward<kPixelUnshuffle>});
+TN_REGISTER_DERIVATIVE("aten::pixel_unshuffle",
+                       {"PixelUnshuffleBackward0", {0}, {}, 0,
+                        pixel_rearrange_backward<kPixelShuffle>});
+TN_COMPLEX_READY("aten::pixel_shuffle", "aten::pixel_unshuffle");
 TN_REGISTER_DERIVATIVE("aten::baddbmm",
                        {"BaddbmmBackward0", {0, 1, 2}, {{2, 1}, {1, 2}}, 0, baddbmm_backward});
 
