@@ -65,7 +65,8 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
   }
   if (is_complex(src->dtype()) && !is_complex(dst->dtype())) {
     static std::once_flag once;  // upstream's TORCH_WARN_ONCE
-    std::call_once(once, [] { warn("Casting complex values to real discards the imaginary part"); });
+    std::call_once(once,
+                   [] { warn("Casting complex values to real discards the imaginary part"); });
   }
   dispatch_dtype_complex32(dst->dtype(), key, [&](auto dz) {
     using D = decltype(dz);
@@ -73,6 +74,22 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
       using S = decltype(sz);
       D* dp = reinterpret_cast<D*>(d);
       const S* sp = reinterpret_cast<const S*>(s);
+      // float32/float64 to bfloat16 between contiguous tensors is upstream's vector conversion:
+      // a NaN becomes 0xFFFF there (as vec_result in elementwise_sleef.h), 0x7FC0 on its scalar
+      // path. Measured: from float32 every element (at::vec::convert, tail included); from
+      // float64 the blocks of 16, the rest scalar; strided copies all scalar.
+      if constexpr (std::is_same_v<D, BFloat16> &&
+                    (std::is_same_v<S, float> || std::is_same_v<S, double>)) {
+        if (dst->is_contiguous() && src->is_contiguous() && dst->sizes() == src->sizes()) {
+          const int64_t n = dst->numel();
+          const int64_t vector_end = std::is_same_v<S, float> ? n : n - n % 16;
+          for (int64_t i = 0; i < n; ++i) {
+            dp[i] = convert<D>(sp[i]);
+            if (i < vector_end && sp[i] != sp[i]) dp[i].x = 0xFFFF;
+          }
+          return;
+        }
+      }
       for_each_offset_pair(dst->sizes(), dst->strides(), 0, src->strides(), 0,
                            [&](int64_t a, int64_t b) { dp[a] = convert<D>(sp[b]); });
     });

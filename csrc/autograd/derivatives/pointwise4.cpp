@@ -1,0 +1,85 @@
+// Derivatives of fmax, fmin, copysign, nextafter, deg2rad and rad2deg
+// (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp): upstream's
+// derivatives.yaml formulas, step for step.
+#include "autograd/derivatives/helpers.h"
+
+namespace tn::autograd {
+namespace {
+
+using namespace d;
+
+Tensor cmp(const char* op, const Tensor& a, const Tensor& b) {
+  return call_tensor(op, {V(a), V(b)});
+}
+Tensor zero_where(const Tensor& g, const Tensor& mask) {
+  return call_tensor("aten::masked_fill.Scalar", {V(g), V(mask), S(Scalar::from_int(0))});
+}
+
+// fmax: self: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0);
+// other: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0). fmin with <=.
+template <bool Max>
+Grads fmaxmin_backward(const Saved& s, const Grads& g) {
+  const Tensor &self = s.tensor(0), &other = s.tensor(1);
+  Tensor picks_self = cmp("aten::logical_or", cmp(Max ? "aten::ge.Tensor" : "aten::le.Tensor",
+                                                  self, other),
+                          call_tensor("aten::isnan", {V(other)}));
+  Grads out(2);
+  if (s.need(0)) out[0] = zero_where(g[0], call_tensor("aten::logical_not", {V(picks_self)}));
+  if (s.need(1)) out[1] = zero_where(g[0], picks_self);
+  return out;
+}
+
+// copysign: self: grad * (result / self), 0 where self is 0 (copysign_tensor_self_backward);
+// other (Tensor): zeros_like(other).
+Grads copysign_backward(const Saved& s, const Grads& g) {
+  Grads out(s.needs.size());
+  if (s.need(0)) {
+    const Tensor& self = s.tensor(0);
+    Tensor ratio = div(s.result(0), self);
+    call("aten::masked_fill_.Scalar", {V(ratio), V(call_tensor("aten::eq.Scalar",
+                                                               {V(self), S(Scalar::from_int(0))})),
+                                       S(Scalar::from_int(0))});
+    out[0] = mul(g[0], ratio);
+  }
+  if (s.needs.size() > 1 && s.need(1))
+    out[1] = call_tensor("aten::zeros_like", {V(s.tensor(1))});
+  return out;
+}
+
+// nextafter: self: where(self != other, grad, 0); other: zeros_like(other).
+Grads nextafter_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0))
+    out[0] = call_tensor("aten::where.ScalarOther", {V(cmp("aten::ne.Tensor", s.tensor(0),
+                                                            s.tensor(1))),
+                                                     V(g[0]), S(Scalar::from_int(0))});
+  if (s.need(1)) out[1] = call_tensor("aten::zeros_like", {V(s.tensor(1))});
+  return out;
+}
+
+// deg2rad / rad2deg: grad times the constant (deg2rad_backward, rad2deg_backward).
+constexpr double kPi180 = 0.017453292519943295769236907684886127134428718885417;
+constexpr double k180Pi = 57.295779513082320876798154814105170332405472466564;
+Grads deg2rad_backward(const Saved&, const Grads& g) {
+  return {mul(g[0], Scalar::from_double(kPi180))};
+}
+Grads rad2deg_backward(const Saved&, const Grads& g) {
+  return {mul(g[0], Scalar::from_double(k180Pi))};
+}
+
+}  // namespace
+
+TN_REGISTER_DERIVATIVE("aten::fmax", {"FmaxBackward0", {0, 1}, {{0}, {1}}, 0,
+                                      fmaxmin_backward<true>});
+TN_REGISTER_DERIVATIVE("aten::fmin", {"FminBackward0", {0, 1}, {{0}, {1}}, 0,
+                                      fmaxmin_backward<false>});
+TN_REGISTER_DERIVATIVE("aten::copysign.Tensor", {"CopysignBackward0", {0, 1}, {{0}, {1}}, 1,
+                                                 copysign_backward});
+TN_REGISTER_DERIVATIVE("aten::copysign.Scalar", {"CopysignBackward1", {0}, {{0}}, 1,
+                                                 copysign_backward});
+TN_REGISTER_DERIVATIVE("aten::nextafter", {"NextafterBackward0", {0, 1}, {{0}, {1}}, 0,
+                                           nextafter_backward});
+TN_REGISTER_DERIVATIVE("aten::deg2rad", {"Deg2RadBackward0", {0}, {}, 0, deg2rad_backward});
+TN_REGISTER_DERIVATIVE("aten::rad2deg", {"Rad2DegBackward0", {0}, {}, 0, rad2deg_backward});
+
+}  // namespace tn::autograd
