@@ -22,24 +22,23 @@ template <const AngleOp& K>
 void check_real(const Tensor& x) {
   TN_CHECK(!is_complex(x->dtype()), K.name, " is not supported for complex tensors.");
 }
-Value factor(double f) { return Value::of_scalar(Scalar::from_double(f)); }
 
 template <const AngleOp& K>
 void angle_op(Call& c) {
   check_real<K>(c.tensor(0));
-  c.ret(call_tensor("aten::mul.Scalar", {c.arg(0), factor(K.factor)}));
+  c.ret(call_tensor("aten::mul.Scalar", {c.arg(0), ops::f64(K.factor)}));
 }
 template <const AngleOp& K>
 void angle_op_(Call& c) {
   check_real<K>(c.tensor(0));
-  c.ret(call_tensor("aten::mul_.Scalar", {c.arg(0), factor(K.factor)}));
+  c.ret(call_tensor("aten::mul_.Scalar", {c.arg(0), ops::f64(K.factor)}));
 }
 // (upstream's out= multiplies by a wrapped number through mul.out: any out dtype the result
 // casts to)
 template <const AngleOp& K>
 void angle_op_out(Call& c) {
   check_real<K>(c.tensor(0));
-  Tensor f = call_tensor("aten::scalar_tensor", {factor(K.factor),
+  Tensor f = call_tensor("aten::scalar_tensor", {ops::f64(K.factor),
                                                  Value::of_dtype(ScalarType::Double), Value{},
                                                  Value::of_device(c.tensor(0)->device())});
   f->set_wrapped_number(true);

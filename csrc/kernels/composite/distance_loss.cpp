@@ -16,7 +16,6 @@ using ops::i64;
 using ops::ints;
 using ops::t;
 
-Value num(double x) { return Value::of_scalar(Scalar::from_double(x)); }
 Tensor op2(const char* name, const Tensor& a, const Tensor& b) {
   return call_tensor(name, {t(a), t(b)});
 }
@@ -28,7 +27,7 @@ Tensor clamp_min0(const Tensor& x) {
 // s, then x subtracted in place (x's dtype, not a promoted one).
 Tensor scalar_minus(double s, const Tensor& x) {
   Tensor r = call_tensor("aten::empty_like", {t(x)});
-  call("aten::fill_.Scalar", {t(r), num(s)});
+  call("aten::fill_.Scalar", {t(r), ops::f64(s)});
   call("aten::sub_.Tensor", {t(r), t(x)});
   return r;
 }
@@ -43,7 +42,7 @@ Tensor reduce_loss(const Tensor& x, int64_t reduction) {
 // norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False): the vector norm
 // of order p (2 when None) over dim.
 void norm_scalaropt_dim(Call& c) {
-  Value p = c.arg(1).is_none() ? num(2.0) : c.arg(1);
+  Value p = c.arg(1).is_none() ? ops::f64(2.0) : c.arg(1);
   c.ret(call_tensor("aten::linalg_vector_norm", {c.arg(0), p, c.arg(2), c.arg(3), Value{}}));
 }
 TN_REGISTER_COMPOSITE("aten::norm.ScalarOpt_dim", norm_scalaropt_dim);
@@ -53,8 +52,9 @@ TN_REGISTER_COMPOSITE("aten::norm.ScalarOpt_dim", norm_scalaropt_dim);
 Tensor pairwise_distance_of(const Tensor& x1, const Tensor& x2, double p, double eps,
                             bool keepdim) {
   const int64_t out_dim = std::max(x1->dim(), x2->dim());
-  Tensor diff = call_tensor("aten::add.Scalar", {t(op2("aten::sub.Tensor", x1, x2)), num(eps)});
-  return call_tensor("aten::norm.ScalarOpt_dim", {t(diff), num(p), ints({out_dim - 1}),
+  Tensor diff =
+      call_tensor("aten::add.Scalar", {t(op2("aten::sub.Tensor", x1, x2)), ops::f64(eps)});
+  return call_tensor("aten::norm.ScalarOpt_dim", {t(diff), ops::f64(p), ints({out_dim - 1}),
                                                   Value::of_bool(keepdim)});
 }
 void pairwise_distance(Call& c) {
@@ -91,11 +91,11 @@ void cosine_similarity(Call& c) {
   }
   auto clamped_norm = [&](const Tensor& x) {
     Tensor n = call_tensor("aten::clone", {t(call_tensor("aten::linalg_vector_norm",
-                                                         {t(x), num(2.0), ints({dim}),
+                                                         {t(x), ops::f64(2.0), ints({dim}),
                                                           Value::of_bool(true), Value{}})),
                                            Value{}});
     GradModeGuard no_grad(false);
-    call("aten::clamp_min_", {t(n), num(eps)});
+    call("aten::clamp_min_", {t(n), ops::f64(eps)});
     return n;
   };
   Tensor n1 = clamped_norm(x1), n2 = clamped_norm(x2);
@@ -112,7 +112,7 @@ void margin_ranking_loss(Call& c) {
   Tensor neg_target = call_tensor("aten::neg", {c.arg(2)});
   Tensor scaled = op2("aten::mul.Tensor", neg_target,
                       op2("aten::sub.Tensor", c.tensor(0), c.tensor(1)));
-  Tensor out = call_tensor("aten::add.Scalar", {t(scaled), num(c.to_double(3))});
+  Tensor out = call_tensor("aten::add.Scalar", {t(scaled), ops::f64(c.to_double(3))});
   call("aten::clamp_min_", {t(out), Value::of_scalar(Scalar::from_int(0))});
   c.ret(reduce_loss(out, c.to_int(4)));
 }
@@ -157,15 +157,15 @@ void cosine_embedding_loss(Call& c) {
   constexpr double kEpsilon = 1e-12;
   Tensor prod_sum = sum_td(op2("aten::mul.Tensor", x1, x2));
   Tensor mag1 = call_tensor("aten::add.Scalar", {t(sum_td(op2("aten::mul.Tensor", x1, x1))),
-                                                 num(kEpsilon)});
+                                                 ops::f64(kEpsilon)});
   Tensor mag2 = call_tensor("aten::add.Scalar", {t(sum_td(op2("aten::mul.Tensor", x2, x2))),
-                                                 num(kEpsilon)});
+                                                 ops::f64(kEpsilon)});
   Tensor denom = op2("aten::mul.Tensor", mag1, mag2);
   call("aten::sqrt_", {t(denom)});
   Tensor cos = op2("aten::div.Tensor", prod_sum, denom);
   Tensor zeros = call_tensor("aten::zeros_like", {t(cos)});
   Tensor pos = scalar_minus(1.0, cos);
-  Tensor neg = call_tensor("aten::sub.Scalar", {t(cos), num(c.to_double(3))});
+  Tensor neg = call_tensor("aten::sub.Scalar", {t(cos), ops::f64(c.to_double(3))});
   call("aten::clamp_min_", {t(neg), Value::of_scalar(Scalar::from_int(0))});
   auto eq = [&](int64_t v) {
     return call_tensor("aten::eq.Scalar", {t(target), Value::of_scalar(Scalar::from_int(v))});
@@ -190,7 +190,7 @@ void triplet_margin_loss(Call& c) {
   if (c.to_bool(6))
     dist_neg = op2("aten::min.other", dist_neg, pairwise_distance_of(p, n, norm_p, eps, false));
   Tensor diff = op2("aten::sub.Tensor",
-                    call_tensor("aten::add.Scalar", {t(dist_pos), num(c.to_double(3))}),
+                    call_tensor("aten::add.Scalar", {t(dist_pos), ops::f64(c.to_double(3))}),
                     dist_neg);
   c.ret(reduce_loss(clamp_min0(diff), c.to_int(7)));
 }

@@ -11,6 +11,7 @@ namespace ops {
 
 inline Value ints(const Dims& d) { return Value::of_ints(d); }
 inline Value i64(int64_t v) { return Value::of_int(v); }
+inline Value f64(double v) { return Value::of_scalar(Scalar::from_double(v)); }  // a float Scalar
 inline Value t(const Tensor& x) { return Value::of(x); }
 
 // A new uninitialised tensor with the given geometry on device.

@@ -16,7 +16,6 @@ using ops::i64;
 using ops::ints;
 using ops::t;
 
-Value num(double x) { return Value::of_scalar(Scalar::from_double(x)); }
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end) {
   return call_tensor("aten::slice.Tensor", {t(x), i64(dim), i64(start), i64(end), i64(1)});
 }
@@ -71,7 +70,7 @@ void trapezoid_x(Call& c) {
            "received a bool input for `x` or `y`, but bool is not supported");
   Tensor dx = spacing(y, x, dim, "trapezoid");
   Tensor s = sum_dim(call_tensor("aten::mul.Tensor", {t(pair_sums(y, dim)), t(dx)}), dim);
-  c.ret(call_tensor("aten::div.Scalar", {t(s), num(2.0)}));
+  c.ret(call_tensor("aten::div.Scalar", {t(s), ops::f64(2.0)}));
 }
 // trapezoid.dx (Tensor y, *, Scalar dx=1, int dim=-1) and trapz.dx (float dx).
 void trapezoid_dx(Call& c) {
@@ -85,9 +84,9 @@ void trapezoid_dx(Call& c) {
   auto select = [&](int64_t i) {
     return call_tensor("aten::select.int", {t(y), i64(dim), i64(i)});
   };
-  Tensor ends = call_tensor("aten::mul.Scalar", {t(add(select(0), select(-1))), num(0.5)});
+  Tensor ends = call_tensor("aten::mul.Scalar", {t(add(select(0), select(-1))), ops::f64(0.5)});
   Tensor inner = call_tensor("aten::sub.Tensor", {t(sum_dim(y, dim)), t(ends)});
-  c.ret(call_tensor("aten::mul.Scalar", {t(inner), num(dx.to_double())}));
+  c.ret(call_tensor("aten::mul.Scalar", {t(inner), ops::f64(dx.to_double())}));
 }
 TN_REGISTER_COMPOSITE("aten::trapezoid.x", trapezoid_x);
 TN_REGISTER_COMPOSITE("aten::trapezoid.dx", trapezoid_dx);
@@ -105,7 +104,7 @@ void cumulative_trapezoid_x(Call& c) {
   Tensor acc = call_tensor("aten::cumsum", {t(call_tensor("aten::mul.Tensor",
                                                           {t(pair_sums(y, dim)), t(dx)})),
                                             i64(dim), Value{}});
-  c.ret(call_tensor("aten::div.Scalar", {t(acc), num(2.0)}));
+  c.ret(call_tensor("aten::div.Scalar", {t(acc), ops::f64(2.0)}));
 }
 // cumulative_trapezoid.dx (Tensor y, *, Scalar dx=1, int dim=-1)
 void cumulative_trapezoid_dx(Call& c) {
@@ -116,7 +115,7 @@ void cumulative_trapezoid_dx(Call& c) {
   check_real_dx(dx, "cumulative_trapezoid");
   const int64_t dim = c.to_int(2);
   Tensor scaled = call_tensor("aten::mul.Scalar", {t(pair_sums(y, dim)),
-                                                   num(dx.to_double() / 2.0)});
+                                                   ops::f64(dx.to_double() / 2.0)});
   c.ret(call_tensor("aten::cumsum", {t(scaled), i64(dim), Value{}}));
 }
 TN_REGISTER_COMPOSITE("aten::cumulative_trapezoid.x", cumulative_trapezoid_x);
