@@ -310,6 +310,7 @@ def written(dtype):
         **_layer_norm_backward_case(dtype),
         **rnn_written(),
         **linalg_written(dtype),
+        **pool_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -325,6 +326,25 @@ def written(dtype):
         "aten.searchsorted.Scalar_out": ((torch.tensor([1.0, 2.5, 4.0]).to(dtype), 3),
                                          {"right": True, "out": torch.zeros(0, dtype=torch.long)}),
     }}
+
+
+def pool_written():
+    """The pools' out= spellings (the functional forms' OpInfo samples never pass out=) and
+    avg_pool3d's backward kernel, in float32 on their own generator."""
+    g = torch.Generator().manual_seed(11)
+    img, vol = torch.randn(1, 2, 5, 5, generator=g), torch.randn(1, 2, 3, 4, 5, generator=g)
+    two = {"out": Out(), "indices": Out()}
+    return {
+        "aten.adaptive_avg_pool2d.out": ((img, [1, 1]), {"out": Out()}),
+        "aten.adaptive_avg_pool3d.out": ((vol, [2, 1, 3]), {"out": Out()}),
+        "aten.adaptive_max_pool2d.out": ((img, [2, 3]), two),
+        "aten.adaptive_max_pool3d.out": ((vol, [1, 2, 3]), two),
+        "aten.max_pool2d_with_indices.out": ((img, [2]), two),
+        "aten.max_pool3d_with_indices.out": ((vol, [2], [1, 2, 1]), two),
+        "aten.avg_pool3d_backward.default": (
+            (torch.randn(1, 2, 2, 2, 3, generator=g), vol, [2], [1, 2, 2], [0, 1, 1], True,
+             False, None), {}),
+    }
 
 
 def linalg_written(dtype):

@@ -1,7 +1,7 @@
 // Derivatives of the convolution, pooling and batch-norm ops a conv net's forward reaches
 // (upstream's derivatives.yaml entries): each calls the backward op upstream's formula names
-// (convolution_backward, max_pool2d_with_indices_backward, avg_pool2d_backward,
-// _adaptive_avg_pool2d_backward, native_batch_norm_backward), so a back end supplies one
+// (convolution_backward, the max, average and adaptive pools' backward ops in 2-d and 3-d,
+// native_batch_norm_backward), so a back end supplies one
 // kernel for it. convolution_backward's own derivative is here; the pooling backward ops' are
 // in double_backward.cpp.
 #include "autograd/derivatives/helpers.h"
@@ -26,26 +26,42 @@ Grads convolution_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
-// max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) -> (out,
-// indices): max_pool2d_with_indices_backward(grad, self, ..., indices).
-Grads max_pool2d_backward(const Saved& s, const Grads& g) {
-  return {call_tensor("aten::max_pool2d_with_indices_backward",
-                      {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2), s.arg(3), s.arg(4),
-                       s.arg(5), V(s.result(1))})};
+// max_pool2d/3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) -> (out,
+// indices): max_poolNd_with_indices_backward(grad, self, ..., indices).
+template <const char* kBackward>
+Grads max_pool_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2), s.arg(3),
+                                  s.arg(4), s.arg(5), V(s.result(1))})};
 }
+constexpr char kMaxPool2dBackward[] = "aten::max_pool2d_with_indices_backward";
+constexpr char kMaxPool3dBackward[] = "aten::max_pool3d_with_indices_backward";
 
-// avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-// divisor_override): avg_pool2d_backward(grad, self, the same).
-Grads avg_pool2d_backward(const Saved& s, const Grads& g) {
-  return {call_tensor("aten::avg_pool2d_backward",
-                      {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2), s.arg(3), s.arg(4),
-                       s.arg(5), s.arg(6)})};
+// avg_pool2d/3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+// divisor_override): avg_poolNd_backward(grad, self, the same).
+template <const char* kBackward>
+Grads avg_pool_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), s.arg(1), s.arg(2), s.arg(3),
+                                  s.arg(4), s.arg(5), s.arg(6)})};
 }
+constexpr char kAvgPool2dBackward[] = "aten::avg_pool2d_backward";
+constexpr char kAvgPool3dBackward[] = "aten::avg_pool3d_backward";
 
-// _adaptive_avg_pool2d(self, output_size): _adaptive_avg_pool2d_backward(grad, self).
-Grads adaptive_avg_pool2d_backward(const Saved& s, const Grads& g) {
-  return {call_tensor("aten::_adaptive_avg_pool2d_backward", {V(g[0]), V(s.tensor(0))})};
+// _adaptive_avg_pool2d/3d(self, output_size): _adaptive_avg_poolNd_backward(grad, self).
+template <const char* kBackward>
+Grads adaptive_avg_pool_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0))})};
 }
+constexpr char kAdaptiveAvg2dBackward[] = "aten::_adaptive_avg_pool2d_backward";
+constexpr char kAdaptiveAvg3dBackward[] = "aten::_adaptive_avg_pool3d_backward";
+
+// adaptive_max_pool2d/3d(self, output_size) -> (out, indices):
+// adaptive_max_poolNd_backward(grad, self, indices).
+template <const char* kBackward>
+Grads adaptive_max_pool_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), V(s.result(1))})};
+}
+constexpr char kAdaptiveMax2dBackward[] = "aten::adaptive_max_pool2d_backward";
+constexpr char kAdaptiveMax3dBackward[] = "aten::adaptive_max_pool3d_backward";
 
 // native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 // -> (out, save_mean, save_invstd): native_batch_norm_backward(grad, input, weight,
@@ -273,13 +289,27 @@ TN_REGISTER_DERIVATIVE("aten::convolution", {"ConvolutionBackward0", {0, 1, 2}, 
 TN_REGISTER_DERIVATIVE("aten::_convolution", {"ConvolutionBackward1", {0, 1, 2}, {{0}, {1}}, 0,
                                               convolution_backward});
 TN_REGISTER_DERIVATIVE("aten::max_pool2d_with_indices",
-                       {"MaxPool2DWithIndicesBackward0", {0}, {{0}}, 0b10, max_pool2d_backward,
-                        0b10});
-TN_REGISTER_DERIVATIVE("aten::avg_pool2d",
-                       {"AvgPool2DBackward0", {0}, {{0}}, 0, avg_pool2d_backward});
+                       {"MaxPool2DWithIndicesBackward0", {0}, {{0}}, 0b10,
+                        max_pool_backward<kMaxPool2dBackward>, 0b10});
+TN_REGISTER_DERIVATIVE("aten::max_pool3d_with_indices",
+                       {"MaxPool3DWithIndicesBackward0", {0}, {{0}}, 0b10,
+                        max_pool_backward<kMaxPool3dBackward>, 0b10});
+TN_REGISTER_DERIVATIVE("aten::avg_pool2d", {"AvgPool2DBackward0", {0}, {{0}}, 0,
+                                           avg_pool_backward<kAvgPool2dBackward>});
+TN_REGISTER_DERIVATIVE("aten::avg_pool3d", {"AvgPool3DBackward0", {0}, {{0}}, 0,
+                                           avg_pool_backward<kAvgPool3dBackward>});
 TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool2d",
                        {"AdaptiveAvgPool2DBackward0", {0}, {{0}}, 0,
-                        adaptive_avg_pool2d_backward});
+                        adaptive_avg_pool_backward<kAdaptiveAvg2dBackward>});
+TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool3d",
+                       {"AdaptiveAvgPool3DBackward0", {0}, {{0}}, 0,
+                        adaptive_avg_pool_backward<kAdaptiveAvg3dBackward>});
+TN_REGISTER_DERIVATIVE("aten::adaptive_max_pool2d",
+                       {"AdaptiveMaxPool2DBackward0", {0}, {{0}}, 0b10,
+                        adaptive_max_pool_backward<kAdaptiveMax2dBackward>, 0b10});
+TN_REGISTER_DERIVATIVE("aten::adaptive_max_pool3d",
+                       {"AdaptiveMaxPool3DBackward0", {0}, {{0}}, 0b10,
+                        adaptive_max_pool_backward<kAdaptiveMax3dBackward>, 0b10});
 TN_REGISTER_DERIVATIVE("aten::native_batch_norm",
                        {"NativeBatchNormBackward0", {0, 1, 2}, {{0}, {1}, {3}, {4}}, 0b110,
                         batch_norm_backward, 0b110, {3, 4}});

@@ -2,8 +2,8 @@
 // upstream's derivatives.yaml gives them (its FunctionsManual helpers written again in door
 // ops, in their order of operations): mse_loss_backward, smooth_l1_loss_backward,
 // huber_loss_backward, soft_margin_loss_backward, log_sigmoid_backward,
-// binary_cross_entropy_backward, nll_loss_backward, nll_loss2d_backward, avg_pool2d_backward,
-// _adaptive_avg_pool2d_backward, max_pool2d_with_indices_backward, embedding_dense_backward,
+// binary_cross_entropy_backward, nll_loss_backward, nll_loss2d_backward, the 2-d and 3-d
+// average, adaptive average, max and adaptive max pools' backward ops, embedding_dense_backward,
 // native_layer_norm_backward.
 // The arguments upstream does not differentiate (a loss's weight, total_weight, the buffer)
 // are refused when they require grad, as upstream's check_no_requires_grad does.
@@ -210,45 +210,55 @@ Grads nll_backward_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
-// avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
-// count_include_pad, divisor_override): grad_output gets avg_pool2d(grad, the same); self
+// avg_pool2d/3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override): grad_output gets avg_poolNd(grad, the same); self
 // zeros.
-Grads avg_pool2d_backward_backward(const Saved& s, const Grads& g) {
+template <const char* kForward>
+Grads avg_pool_backward_backward(const Saved& s, const Grads& g) {
   Grads out(2);
   if (s.need(0))
-    out[0] = call_tensor("aten::avg_pool2d", {V(g[0]), s.arg(2), s.arg(3), s.arg(4), s.arg(5),
-                                              s.arg(6), s.arg(7)});
+    out[0] = call_tensor(kForward, {V(g[0]), s.arg(2), s.arg(3), s.arg(4), s.arg(5), s.arg(6),
+                                    s.arg(7)});
   if (s.need(1)) out[1] = zeros_of(s.meta(1));
   return out;
 }
+constexpr char kAvgPool2d[] = "aten::avg_pool2d";
+constexpr char kAvgPool3d[] = "aten::avg_pool3d";
 
-// _adaptive_avg_pool2d_backward(grad_output, self): grad_output gets
-// _adaptive_avg_pool2d(grad, grad_output's last two sizes); self zeros.
-Grads adaptive_avg_pool2d_backward_backward(const Saved& s, const Grads& g) {
+// _adaptive_avg_pool2d/3d_backward(grad_output, self): grad_output gets
+// _adaptive_avg_poolNd(grad, grad_output's last N sizes); self zeros.
+template <const char* kForward, size_t kDims>
+Grads adaptive_avg_pool_backward_backward(const Saved& s, const Grads& g) {
   Grads out(2);
   if (s.need(0)) {
     const Dims& go = s.meta(0).sizes;
-    Dims hw{go[go.size() - 2], go[go.size() - 1]};
-    out[0] = call_tensor("aten::_adaptive_avg_pool2d", {V(g[0]), Value::of_ints(hw)});
+    Dims last(go.end() - kDims, go.end());
+    out[0] = call_tensor(kForward, {V(g[0]), Value::of_ints(last)});
   }
   if (s.need(1)) out[1] = zeros_of(s.meta(1));
   return out;
 }
+constexpr char kAdaptiveAvg2d[] = "aten::_adaptive_avg_pool2d";
+constexpr char kAdaptiveAvg3d[] = "aten::_adaptive_avg_pool3d";
 
-// max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
-// ceil_mode, indices): grad_output gets grad picked at the indices, plane by plane (upstream's
+// The max pools' backward (max_poolNd_with_indices_backward(grad_output, self, ..., indices) at
+// argument kIndices, adaptive_max_poolNd_backward(grad_output, self, indices)): grad_output
+// gets grad picked at the indices, plane by plane over the last kDims dims (upstream's
 // max_pool_double_backward); self zeros.
-Grads max_pool2d_backward_backward(const Saved& s, const Grads& g) {
+template <size_t kIndices, size_t kDims>
+Grads max_pool_backward_backward(const Saved& s, const Grads& g) {
   Grads out(2);
   if (s.need(0)) {
-    const Tensor& idx = s.tensor(7);
+    const Tensor& idx = s.tensor(kIndices);
     const Dims& isz = idx->sizes();
     if (idx->numel() == 0) {
       out[0] = zeros(isz, g[0]->dtype(), g[0]->device());
     } else {
-      Dims flat(isz.begin(), isz.end() - 2);
+      Dims flat(isz.begin(), isz.end() - kDims);
       flat.push_back(-1);
-      Tensor picked = call_tensor("aten::gather", {V(reshape(g[0], flat)), Value::of_int(-1),
+      Dims gflat(g[0]->sizes().begin(), g[0]->sizes().end() - kDims);
+      gflat.push_back(-1);
+      Tensor picked = call_tensor("aten::gather", {V(reshape(g[0], gflat)), Value::of_int(-1),
                                                    V(reshape(idx, flat))});
       out[0] = reshape(picked, isz);
     }
@@ -424,13 +434,28 @@ TN_REGISTER_DERIVATIVE("aten::nll_loss2d_backward",
                         nll_backward_backward<kNllLoss2d>, 0, {3, 6}});
 TN_REGISTER_DERIVATIVE("aten::avg_pool2d_backward",
                        {"AvgPool2DBackwardBackward0", {0, 1}, {}, 0,
-                        avg_pool2d_backward_backward});
+                        avg_pool_backward_backward<kAvgPool2d>});
+TN_REGISTER_DERIVATIVE("aten::avg_pool3d_backward",
+                       {"AvgPool3DBackwardBackward0", {0, 1}, {}, 0,
+                        avg_pool_backward_backward<kAvgPool3d>});
 TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool2d_backward",
                        {"AdaptiveAvgPool2DBackwardBackward0", {0, 1}, {}, 0,
-                        adaptive_avg_pool2d_backward_backward});
+                        adaptive_avg_pool_backward_backward<kAdaptiveAvg2d, 2>});
+TN_REGISTER_DERIVATIVE("aten::_adaptive_avg_pool3d_backward",
+                       {"AdaptiveAvgPool3DBackwardBackward0", {0, 1}, {}, 0,
+                        adaptive_avg_pool_backward_backward<kAdaptiveAvg3d, 3>});
 TN_REGISTER_DERIVATIVE("aten::max_pool2d_with_indices_backward",
                        {"MaxPool2DWithIndicesBackwardBackward0", {0, 1}, {{7, 0}}, 0,
-                        max_pool2d_backward_backward});
+                        max_pool_backward_backward<7, 2>});
+TN_REGISTER_DERIVATIVE("aten::max_pool3d_with_indices_backward",
+                       {"MaxPool3DWithIndicesBackwardBackward0", {0, 1}, {{7, 0}}, 0,
+                        max_pool_backward_backward<7, 3>});
+TN_REGISTER_DERIVATIVE("aten::adaptive_max_pool2d_backward",
+                       {"AdaptiveMaxPool2DBackwardBackward0", {0, 1}, {{2, 0}}, 0,
+                        max_pool_backward_backward<2, 2>});
+TN_REGISTER_DERIVATIVE("aten::adaptive_max_pool3d_backward",
+                       {"AdaptiveMaxPool3DBackwardBackward0", {0, 1}, {{2, 0}}, 0,
+                        max_pool_backward_backward<2, 3>});
 TN_REGISTER_DERIVATIVE("aten::native_layer_norm_backward",
                        {"NativeLayerNormBackwardBackward0", {1, 5, 0, 6, 3, 4},
                         {{0}, {1}, {3}, {4}, {5}}, 0, layer_norm_backward_backward});
