@@ -103,6 +103,22 @@ SNIPPET = textwrap.dedent(
         case(f"gen/normal_/{seed}", lambda: torch.empty(9).normal_(generator=g))
         case(f"gen/bernoulli_/{seed}", lambda: torch.empty(9).bernoulli_(0.5, generator=g))
         case(f"gen/default_untouched/{seed}", lambda: torch.rand(4))
+        # The scalar samplers, each dtype they take, strided, and interleaved with the cached
+        # second normal sample (log_normal_ draws through it).
+        for dt in FLOATS:
+            case(f"samplers/exponential_/{seed}/{dt}", lambda: torch.empty(37, dtype=dt).exponential_(1.7))
+            case(f"samplers/cauchy_/{seed}/{dt}", lambda: torch.empty(37, dtype=dt).cauchy_(1.5, 0.75))
+            case(f"samplers/cauchy_std/{seed}/{dt}", lambda: torch.empty(37, dtype=dt).cauchy_())
+            case(f"samplers/log_normal_/{seed}/{dt}", lambda: torch.empty(37, dtype=dt).log_normal_(0.3, 0.6))
+        for dt in INTS[1:] + FLOATS:
+            case(f"samplers/geometric_/{seed}/{dt}", lambda: torch.empty(37, dtype=dt).geometric_(0.3))
+        case(f"samplers/geometric_small/{seed}", lambda: torch.empty(99).geometric_(1e-3))
+        case(f"samplers/strided/{seed}", lambda: torch.empty(6, 5).t().cauchy_())
+        case(f"samplers/seq0/{seed}", lambda: torch.randn(3, dtype=torch.float64))
+        case(f"samplers/seq1/{seed}", lambda: torch.empty(5).log_normal_())
+        case(f"samplers/seq2/{seed}", lambda: torch.randn(1))
+        case(f"samplers/gen/{seed}", lambda: torch.empty(9).log_normal_(generator=g))
+        case(f"samplers/gen_geometric/{seed}", lambda: torch.empty(9).geometric_(0.5, generator=g))
     for name, f in {
         "uniform_ from>to": lambda: torch.empty(3).uniform_(3, 2),
         "uniform_ int64": lambda: torch.empty(3, dtype=torch.int64).uniform_(),
@@ -117,6 +133,21 @@ SNIPPET = textwrap.dedent(
         "randperm n<0": lambda: torch.randperm(-1),
         "randperm half too long": lambda: torch.randperm(3000, dtype=torch.float16),
         "empty uniform_": lambda: torch.empty(0).uniform_(),
+        "cauchy_ sigma 0": lambda: torch.empty(3).cauchy_(0, 0),
+        "cauchy_ int64": lambda: torch.empty(3, dtype=torch.int64).cauchy_(),
+        "log_normal_ std 0": lambda: torch.empty(3).log_normal_(1, 0),
+        "log_normal_ int32": lambda: torch.empty(3, dtype=torch.int32).log_normal_(),
+        "geometric_ p 1": lambda: torch.empty(3).geometric_(1.0),
+        "geometric_ p 0": lambda: torch.empty(3).geometric_(0),
+        "geometric_ bool": lambda: torch.empty(3, dtype=torch.bool).geometric_(0.5),
+        "geometric_ complex": lambda: torch.empty(3, dtype=torch.complex64).geometric_(0.5),
+        "exponential_ int64": lambda: torch.empty(3, dtype=torch.int64).exponential_(),
+        "cauchy_ sigma -1": lambda: torch.empty(3).cauchy_(0, -1),
+        "geometric_ p 2.5": lambda: torch.empty(3).geometric_(2.5),
+        "meta log_normal_ std -0.25": lambda: torch.empty(3, device="meta").log_normal_(1, -0.25),
+        "meta cauchy_": lambda: torch.empty(3, device="meta").cauchy_(0, -1),
+        "meta geometric_": lambda: torch.empty(3, device="meta").geometric_(2),
+        "meta log_normal_ fine": lambda: torch.empty(3, device="meta").log_normal_().to("cpu").shape,
     }.items():
         case("error/" + name, f)
     print(json.dumps(out))
@@ -150,7 +181,7 @@ def test_upstream_ran_the_samplers(results):
 
 @pytest.mark.parametrize("family", ["rand/", "randn/", "uniform_/", "normal_/", "randint",
                                     "randperm/", "bernoulli", "strided/", "random_",
-                                    "sequence/", "gen/", "error/"])
+                                    "sequence/", "gen/", "samplers/", "error/"])
 def test_bits_agree(results, family):
     ours, upstream = results
     keys = [k for k in upstream if k.startswith(family)]

@@ -1,5 +1,6 @@
 // Derivatives of the writes that overwrite a tensor (upstream's derivatives.yaml entries for
-// copy_, fill_, zero_, the in-place comparisons eq_ ... ge_, random_, normal_, uniform_ and
+// copy_, fill_, zero_, the in-place comparisons eq_ ... ge_, random_, normal_, uniform_, the
+// other samplers (exponential_, cauchy_, log_normal_, geometric_) and
 // bernoulli_.Tensor): the overwritten values get no gradient, nor does what decided them (a
 // comparison's other tensor, bernoulli_'s p); copy_'s source gets the gradient (the engine
 // casts it to the source's dtype and sums a broadcast away). Written into a view, they are
@@ -87,6 +88,11 @@ TN_REGISTER_DERIVATIVE("aten::random_", {"RandomBackward2", {0}, {}, 0, overwrit
 TN_REGISTER_DERIVATIVE("aten::normal_", {"NormalBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::exponential_",
                        {"ExponentialBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::cauchy_", {"CauchyBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::log_normal_",
+                       {"LogNormalBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::geometric_",
+                       {"GeometricBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::uniform_",
                        {"UniformBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::bernoulli_.Tensor",

@@ -1,5 +1,5 @@
 // In-place random samplers on dense CPU tensors: uniform_, exponential_, normal_, random_ (three
-// overloads), bernoulli_ (.float, .Tensor). They draw from the MT19937 generator in upstream's
+// overloads), bernoulli_ (.float, .Tensor), cauchy_, log_normal_, geometric_. They draw from the MT19937 generator in upstream's
 // order and with its arithmetic, so a seeded sequence gives upstream's bits. Factories:
 // random_factories.cpp.
 #include "kernels/cpu/random.h"
@@ -7,9 +7,13 @@
 #include <immintrin.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <sstream>
+#include <string>
 
 #include "kernels/cpu/random_avx2.h"
 #include "kernels/dtype_dispatch.h"
@@ -124,8 +128,7 @@ std::string upstream_name(ScalarType t) {
 
 // Upstream's AT_DISPATCH refusal for dtypes a sampler has no case for.
 [[noreturn]] void not_for_dtype(const char* dispatch_name, ScalarType t) {
-  TN_FAIL(NotImplemented, "\"", dispatch_name, "\" not implemented for '", upstream_name(t),
-          "'");
+  TN_FAIL(NotImplemented, "\"", dispatch_name, "\" not implemented for '", enum_name(t), "'");
 }
 
 template <typename F>
@@ -336,6 +339,134 @@ void normal_cpu(Call& c) {
     });
   }
   c.ret(self);
+}
+
+// ------------------------------------------------------------ cauchy_, log_normal_, geometric_
+
+// Each draws per element, in iterator order, from upstream's scalar double distributions and
+// casts the double to the dtype (the serial kernels of its DistributionKernels.cpp).
+
+// The continuous samplers refuse a non-floating self as upstream, naming the distribution.
+void check_continuous(const Tensor& self, const char* distribution) {
+  TN_CHECK(is_floating(self->dtype()), distribution, " distribution is a continuous probability "
+           "distribution. dtype must be a floating point but you specified ",
+           upstream_name(self->dtype()));
+}
+
+// A double as Python's repr writes it (the shortest text that reads back, ".0" when integral):
+// upstream's meta functions are Python and print their numbers so.
+std::string python_float(double v) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+// A number for a check's message: C++'s text on a back end, Python's on meta.
+std::string number_text(double v, bool meta) {
+  if (meta) return python_float(v);
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None):
+// median + sigma * tan(pi * (u - 0.5)) for one double uniform u.
+void cauchy_checks(const Call& c, bool meta) {
+  const double sigma = c.to_double(2);
+  TN_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=",
+           number_text(sigma, meta));
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(is_floating(self->dtype()), "Cauchy distribution is a continuous probability "
+           "distribution. dtype must be a floating point but you specified ",
+           cpp_type_name(self->dtype()));
+}
+void cauchy_cpu(Call& c) {
+  cauchy_checks(c, false);
+  const Tensor& self = c.tensor(0);
+  const double median = c.to_double(1), sigma = c.to_double(2);
+  Generator& g = generator_arg(c, 3);
+  const std::string& key = c.key();
+  dispatch_floating(self->dtype(), "cauchy_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    if (self->numel() == 0) return;
+    std::lock_guard<std::mutex> lock(g.mutex);
+    fill_in_order<T>(self, key.c_str(), [&] {
+      return from_double<T>(madd(sigma, std::tan(M_PI * (uniform53(g) - 0.5)), median));
+    });
+  });
+  c.ret(self);
+}
+
+// log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None): exp of
+// one scalar normal sample (normal_sample: the generator's cached second half first). An
+// integral self is refused by the kernel's dtype dispatch, as upstream's.
+void log_normal_checks(const Call& c, bool meta) {
+  const double std = c.to_double(2);
+  TN_CHECK(std > 0.0, "log_normal_ expects std > 0.0, but found std=", number_text(std, meta));
+}
+void log_normal_cpu(Call& c) {
+  log_normal_checks(c, false);
+  const Tensor& self = c.tensor(0);
+  check_no_internal_overlap(*self);  // upstream's iterator, before the dtype dispatch
+  const double mean = c.to_double(1), std = c.to_double(2);
+  Generator& g = generator_arg(c, 3);
+  const std::string& key = c.key();
+  dispatch_floating(self->dtype(), "log_normal_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    if (self->numel() == 0) return;
+    std::lock_guard<std::mutex> lock(g.mutex);
+    fill_in_order<T>(self, key.c_str(),
+                     [&] { return from_double<T>(std::exp(normal_sample(g, mean, std))); });
+  });
+  c.ret(self);
+}
+
+// geometric_(Tensor(a!) self, float p, *, Generator? generator=None): ceil(log(u) / log1p(-p))
+// for one double uniform u, for every real dtype but bool.
+void geometric_checks(const Call& c, bool meta) {
+  const double p = c.to_double(1);
+  TN_CHECK(0 < p && p < 1, "geometric_ expects p to be in (0, 1), but got p=",
+           number_text(p, meta));
+}
+void geometric_cpu(Call& c) {
+  geometric_checks(c, false);
+  const Tensor& self = c.tensor(0);
+  check_no_internal_overlap(*self);  // upstream's iterator, before the dtype dispatch
+  const double p = c.to_double(1);
+  Generator& g = generator_arg(c, 2);
+  const std::string& key = c.key();
+  const ScalarType dt = self->dtype();
+  switch (dt) {  // upstream's AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16)
+    case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short: case ScalarType::Int:
+    case ScalarType::Long: case ScalarType::Half: case ScalarType::BFloat16:
+    case ScalarType::Float: case ScalarType::Double: break;
+    default: not_for_dtype("geometric_cpu", dt);
+  }
+  dispatch_dtype(dt, key, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (self->numel() == 0) return;
+      std::lock_guard<std::mutex> lock(g.mutex);
+      const double denominator = std::log1p(-p);
+      fill_in_order<T>(self, key.c_str(), [&] {
+        const double v = std::ceil(std::log(uniform53(g)) / denominator);
+        if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<int64_t>(v));
+        else return from_double<T>(v);
+      });
+    }
+  });
+  c.ret(self);
+}
+
+// On meta: the checks alone.
+template <void (*kChecks)(const Call&, bool)>
+void checks_then_self(Call& c) {
+  kChecks(c, true);
+  c.ret(c.tensor(0));
 }
 
 // ----------------------------------------------------------------------------------- random_
@@ -692,6 +823,12 @@ TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
 TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
 TN_REGISTER_KERNEL("aten::exponential_", DenseCPU, exponential_cpu);
 TN_REGISTER_KERNEL("aten::exponential_", Meta, exponential_meta);
+TN_REGISTER_KERNEL("aten::cauchy_", DenseCPU, cauchy_cpu);
+TN_REGISTER_KERNEL("aten::cauchy_", Meta, checks_then_self<cauchy_checks>);
+TN_REGISTER_KERNEL("aten::log_normal_", DenseCPU, log_normal_cpu);
+TN_REGISTER_KERNEL("aten::log_normal_", Meta, checks_then_self<log_normal_checks>);
+TN_REGISTER_KERNEL("aten::geometric_", DenseCPU, geometric_cpu);
+TN_REGISTER_KERNEL("aten::geometric_", Meta, checks_then_self<geometric_checks>);
 TN_REGISTER_KERNEL("aten::normal_", DenseCPU, normal_cpu);
 TN_REGISTER_KERNEL("aten::normal_", Meta, normal_meta);
 TN_REGISTER_KERNEL("aten::random_.from", DenseCPU, random_from_cpu);
