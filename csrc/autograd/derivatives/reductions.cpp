@@ -230,6 +230,40 @@ Grads std_backward(const Saved& s, const Grads& g) {
   return {var_grad(gv, s.tensor(0), s.arg(1), s.arg(2), s.to_bool(3))};
 }
 
+// mean's gradient inside var_mean/std_mean (upstream's mean_backward): grad spread over the
+// reduced elements, divided by their count (every element when dim is None, [] or all dims).
+Tensor mean_grad(Tensor grad, const Tensor& self, const Value& dim_arg, bool keepdim) {
+  const Dims& sizes = self->sizes();
+  int64_t n = static_cast<int64_t>(sizes.size());
+  Dims dims = dim_arg.tag == Value::Tag::IntList ? dim_arg.ints : Dims{};
+  if (!keepdim && n > 0 && !dims.empty()) grad = unsqueeze_dims(grad, dims, n);
+  int64_t count = self->numel();
+  if (!dims.empty() && static_cast<int64_t>(dims.size()) != n) {
+    count = 1;
+    for (int64_t d0 : dims) count *= sizes[wrap(d0, n)];
+  }
+  return div(expand(grad, sizes), Scalar::from_int(count));
+}
+// var_mean.correction / std_mean.correction: var's (std's) gradient of the first result's plus
+// mean's of the second's, each only where upstream's engine would hand a gradient (a var of
+// no degrees of freedom would make NaN of an unused zero).
+template <bool kStd>
+Grads var_mean_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  Tensor gv = handed_or_null(g, 0), gm = handed_or_null(g, 1), out;
+  if (gv && kStd) {
+    const Tensor& result = s.result(0);
+    gv = masked_fill(div(gv, mul(result, Scalar::from_int(2))), eq_scalar(result, 0.0), 0.0);
+  }
+  if (gv) out = var_grad(gv, self, s.arg(1), s.arg(2), s.to_bool(3));
+  if (gm) {
+    Tensor m = mean_grad(gm, self, s.arg(1), s.to_bool(3));
+    out = out ? add(out, m) : m;
+  }
+  if (!out) out = zeros(self->sizes(), g[0]->dtype(), self->device());
+  return {out};
+}
+
 // linalg_vector_norm(self, ord, dim, keepdim, dtype): upstream's norm_backward by ord.
 Grads vector_norm_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
@@ -422,13 +456,18 @@ TN_REGISTER_DERIVATIVE("aten::var.correction",
                        {"VarBackward0", {0}, {{0}}, 0, var_backward});
 TN_REGISTER_DERIVATIVE("aten::std.correction",
                        {"StdBackward0", {0}, {{0}}, 1, std_backward});
+TN_REGISTER_DERIVATIVE("aten::var_mean.correction",
+                       {"VarMeanBackward0", {0}, {{0}}, 0, var_mean_backward<false>});
+TN_REGISTER_DERIVATIVE("aten::std_mean.correction",
+                       {"StdMeanBackward0", {0}, {{0}}, 1, var_mean_backward<true>});
 TN_REGISTER_DERIVATIVE("aten::linalg_vector_norm",
                        {"LinalgVectorNormBackward0", {0}, {{0}}, 1, vector_norm_backward});
 // var/std (grad real, self - mean complex) and the norms (sgn for sign) hold for complex
 // tensors as written.
 TN_REGISTER_DERIVATIVE("aten::norm.ScalarOpt_dim",
                        {"NormBackward1", {0}, {{0}}, 1, vector_norm_backward});
-TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::linalg_vector_norm",
+TN_COMPLEX_READY("aten::var.correction", "aten::std.correction", "aten::var_mean.correction",
+                 "aten::std_mean.correction", "aten::linalg_vector_norm",
                  "aten::norm.ScalarOpt_dim");
 TN_REGISTER_DERIVATIVE("aten::cumsum", {"CumsumBackward0", {0}, {}, 0, cumsum_backward});
 TN_REGISTER_DERIVATIVE("aten::cumprod", {"CumprodBackward0", {0}, {{0}}, 1, cumprod_backward});

@@ -90,14 +90,15 @@ TN_ALIAS(not_equal_s_, "aten::not_equal_.Scalar", "aten::ne_.Scalar");
 TN_ALIAS(not_equal_t_, "aten::not_equal_.Tensor", "aten::ne_.Tensor");
 
 // std / var (Tensor self, bool unbiased=True) and .dim (self, int[1]? dim, bool unbiased=True,
-// bool keepdim=False): the .correction overload with correction = unbiased ? 1 : 0.
+// bool keepdim=False): the .correction overload with correction = unbiased ? 1 : 0 (its
+// results as they come: std_mean/var_mean return two).
 template <const char* kTarget, bool kWithDim>
 void with_correction(Call& c) {
   int64_t correction = c.to_bool(kWithDim ? 2 : 1) ? 1 : 0;
   std::vector<Value> args{c.arg(0), kWithDim ? c.arg(1) : Value{},
                           Value::of_scalar(Scalar::from_int(correction)),
                           Value::of_bool(kWithDim && c.to_bool(3))};
-  c.ret(call_tensor(kTarget, std::move(args)));
+  for (Value& v : call(kTarget, std::move(args))) c.ret(std::move(v));
 }
 constexpr char kStdCorrection[] = "aten::std.correction";
 constexpr char kVarCorrection[] = "aten::var.correction";
@@ -105,6 +106,13 @@ TN_REGISTER_COMPOSITE("aten::std", (with_correction<kStdCorrection, false>));
 TN_REGISTER_COMPOSITE("aten::std.dim", (with_correction<kStdCorrection, true>));
 TN_REGISTER_COMPOSITE("aten::var", (with_correction<kVarCorrection, false>));
 TN_REGISTER_COMPOSITE("aten::var.dim", (with_correction<kVarCorrection, true>));
+// std_mean / var_mean (the same two spellings), returning both results.
+constexpr char kStdMeanCorrection[] = "aten::std_mean.correction";
+constexpr char kVarMeanCorrection[] = "aten::var_mean.correction";
+TN_REGISTER_COMPOSITE("aten::std_mean", (with_correction<kStdMeanCorrection, false>));
+TN_REGISTER_COMPOSITE("aten::std_mean.dim", (with_correction<kStdMeanCorrection, true>));
+TN_REGISTER_COMPOSITE("aten::var_mean", (with_correction<kVarMeanCorrection, false>));
+TN_REGISTER_COMPOSITE("aten::var_mean.dim", (with_correction<kVarMeanCorrection, true>));
 
 // outer(Tensor self, Tensor vec2): self as a column (view (n, 1)) times vec2.
 void outer(Call& c) {

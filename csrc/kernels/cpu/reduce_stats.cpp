@@ -1,4 +1,4 @@
-// Statistical reductions: var/std (the correction and legacy unbiased overloads, out=) and
+// Statistical reductions: var/std and var_mean/std_mean (the correction overloads, out=) and
 // linalg_vector_norm. var/std use two passes in double (upstream: Welford accumulating in
 // double for float inputs), so float32 results are expected to agree to the last ulp or so.
 #include <cmath>
@@ -27,37 +27,50 @@ VarArgs var_corr(const Call& c) {
   return {opt_dims(c, 1), corr, c.to_bool(3)};
 }
 
-template <VarArgs (*Parse)(const Call&)>
+// var/std.correction: one result; var_mean/std_mean.correction (kWithMean) also the mean, in
+// self's dtype.
+template <VarArgs (*Parse)(const Call&), bool kWithMean = false>
 void var_rule(Call& c) {
   const Tensor& self = c.tensor(0);
-  TN_CHECK(is_floating(self->dtype()) || is_complex(self->dtype()),
-           "std and var only support floating point and complex dtypes");
+  const char* who = !kWithMean ? "std and var"
+                    : c.key().find("std_mean") != std::string::npos ? "std_mean" : "var_mean";
+  TN_CHECK(is_floating(self->dtype()) || is_complex(self->dtype()), who,
+           " only support floating point and complex dtypes");
   VarArgs a = Parse(c);
   auto mask = reduce_mask(self->dim(), a.dims);
-  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, a.keepdim),
-               to_real_type(self->dtype())));
+  Dims sizes = reduced_sizes(self->sizes(), mask, a.keepdim);
+  c.ret(new_on(self, sizes, to_real_type(self->dtype())));
+  if (kWithMean) c.ret(new_on(self, sizes, self->dtype()));
 }
 
-template <bool Sqrt, VarArgs (*Parse)(const Call&)>
+// Complex self, as upstream: the variances of the real and imaginary parts added (std: its
+// square root); the mean (kWithMean) made of the parts' means.
+template <bool Sqrt, bool kWithMean>
+void var_complex(Call& c) {
+  std::vector<Value> rest(c.args.begin() + 1, c.args.end());
+  auto var_of = [&](const char* part) {
+    std::vector<Value> args{Value::of(call_tensor(part, {c.arg(0)}))};
+    args.insert(args.end(), rest.begin(), rest.end());
+    return call(kWithMean ? "aten::var_mean.correction" : "aten::var.correction",
+                std::move(args));
+  };
+  std::vector<Value> re = var_of("aten::real"), im = var_of("aten::imag");
+  Tensor v = call_tensor("aten::add.Tensor", {re[0], im[0]});
+  if (Sqrt) v = call_tensor("aten::sqrt", {Value::of(v)});
+  ops::copy_(c.results[0].tensor, v);
+  if (kWithMean) ops::copy_(c.results[1].tensor, call_tensor("aten::complex", {re[1], im[1]}));
+}
+
+// Upstream accumulates Welford's mean and M2 in double for float inputs; ours sums twice in
+// double (pairwise), the mean then the squared deviations. The mean result (kWithMean) is
+// that double mean in self's dtype: the same float32 as upstream's but at a rounding tie.
+template <bool Sqrt, VarArgs (*Parse)(const Call&), bool kWithMean = false>
 void var_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.results[0].tensor;
   const std::string& key = c.key();
   VarArgs a = Parse(c);
-  if (is_complex(self->dtype())) {
-    // upstream's: the variances of the real and imaginary parts, added (std: its square root)
-    std::vector<Value> rest(c.args.begin() + 1, c.args.end());
-    auto var_of = [&](const char* part) {
-      std::vector<Value> args{Value::of(call_tensor(part, {c.arg(0)}))};
-      args.insert(args.end(), rest.begin(), rest.end());
-      return call_tensor("aten::var.correction", std::move(args));
-    };
-    Tensor v = call_tensor("aten::add.Tensor",
-                           {Value::of(var_of("aten::real")), Value::of(var_of("aten::imag"))});
-    if (Sqrt) v = call_tensor("aten::sqrt", {Value::of(v)});
-    ops::copy_(out, v);
-    return;
-  }
+  if (is_complex(self->dtype())) return var_complex<Sqrt, kWithMean>(c);
   ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), a.dims));
   double n = static_cast<double>(g.inner.size());
   // Upstream divides by max(0, N - correction): 0/0 = NaN, x/0 = inf.
@@ -66,6 +79,7 @@ void var_cpu(Call& c) {
     using T = decltype(zero);
     const T* x = data_of<T>(self, key);
     T* o = data_of<T>(out, key);
+    T* m = kWithMean ? data_of<T>(c.results[1].tensor, key) : nullptr;
     for (size_t i = 0; i < g.outer.size(); ++i) {
       const T* b = x + g.outer[i];
       auto at = [&](int64_t k) { return static_cast<double>(b[g.inner[k]]); };
@@ -76,12 +90,17 @@ void var_cpu(Call& c) {
       });
       double v = m2 / divisor;
       o[i] = T(static_cast<acc_t<T>>(Sqrt ? std::sqrt(v) : v));
+      if (kWithMean) m[i] = T(static_cast<acc_t<T>>(mean));
     }
   });
 }
 
 TN_REGISTER_STRUCTURED("aten::var.correction", var_rule<var_corr>, (var_cpu<false, var_corr>));
 TN_REGISTER_STRUCTURED("aten::std.correction", var_rule<var_corr>, (var_cpu<true, var_corr>));
+TN_REGISTER_STRUCTURED("aten::var_mean.correction", (var_rule<var_corr, true>),
+                       (var_cpu<false, var_corr, true>));
+TN_REGISTER_STRUCTURED("aten::std_mean.correction", (var_rule<var_corr, true>),
+                       (var_cpu<true, var_corr, true>));
 
 // var.correction_out / std.correction_out (self, dim, *, correction, keepdim, out).
 template <const char* Functional>
@@ -93,6 +112,18 @@ constexpr char kVarCorr[] = "aten::var.correction";
 constexpr char kStdCorr[] = "aten::std.correction";
 TN_REGISTER_COMPOSITE("aten::var.correction_out", var_out<kVarCorr>);
 TN_REGISTER_COMPOSITE("aten::std.correction_out", var_out<kStdCorr>);
+// var_mean/std_mean.correction_out (self, dim, *, correction, keepdim, out0, out1): upstream's
+// generated out= forms, the functional results copied into the outs of their dtypes.
+template <const char* Functional>
+void var_mean_out(Call& c) {
+  std::vector<Value> r = call(Functional, {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
+  for (size_t i = 0; i < 2; ++i) ops::check_out_dtype(c.tensor(4 + i), r[i].tensor->dtype());
+  ops::ret_all(c, {r[0].tensor, r[1].tensor}, 4);
+}
+constexpr char kVarMeanCorr[] = "aten::var_mean.correction";
+constexpr char kStdMeanCorr[] = "aten::std_mean.correction";
+TN_REGISTER_COMPOSITE("aten::var_mean.correction_out", var_mean_out<kVarMeanCorr>);
+TN_REGISTER_COMPOSITE("aten::std_mean.correction_out", var_mean_out<kStdMeanCorr>);
 
 // var.out / std.out (self, dim, bool unbiased, keepdim, out): CompositeImplicit upstream, a call
 // of *.correction_out with correction = unbiased ? 1 : 0.
