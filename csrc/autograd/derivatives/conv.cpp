@@ -78,25 +78,7 @@ Grads batch_norm_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
-// Whether output i's gradient stands for one upstream's engine would hand as defined: ours
-// fills zeros for outputs nothing used, so one counts when it has history or is not all zeros.
-bool handed(const Grads& g, size_t i) {
-  if (i >= g.size() || !g[i]) return false;
-  if (g[i]->requires_grad()) return true;
-  Tensor any = call_tensor("aten::any", {V(call_tensor("aten::ne.Scalar", {V(g[i]), S(0.0)}))});
-  return call("aten::_local_scalar_dense", {V(any)})[0].scalar.to_int() != 0;
-}
 
-// Where output i's gradient is in g, for an op whose output i exists when mask[i] is set: the
-// recording numbers only the outputs that exist, so g holds one per set bit (one per output if
-// it numbers them all); -1 when output i does not exist.
-int grad_slot(const Grads& g, const std::vector<bool>& mask, size_t i) {
-  if (i >= mask.size() || !mask[i]) return -1;
-  if (g.size() == mask.size()) return static_cast<int>(i);
-  size_t slot = 0;
-  for (size_t j = 0; j < i; ++j) slot += mask[j] ? 1 : 0;
-  return slot < g.size() ? static_cast<int>(slot) : -1;
-}
 
 // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
 // transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias),

@@ -150,4 +150,15 @@ inline bool handed(const Grads& g, size_t i) {
 // g[i] when handed, else null.
 inline Tensor handed_or_null(const Grads& g, size_t i) { return handed(g, i) ? g[i] : Tensor(); }
 
+// Where output i's gradient is in g, for an op whose output i exists when mask[i] is set: the
+// recording numbers only the outputs that exist, so g holds one per set bit (one per output if
+// it numbers them all); -1 when output i does not exist.
+inline int grad_slot(const Grads& g, const std::vector<bool>& mask, size_t i) {
+  if (i >= mask.size() || !mask[i]) return -1;
+  if (g.size() == mask.size()) return static_cast<int>(i);
+  size_t slot = 0;
+  for (size_t j = 0; j < i; ++j) slot += mask[j] ? 1 : 0;
+  return slot < g.size() ? static_cast<int>(slot) : -1;
+}
+
 }  // namespace tn::autograd::d
