@@ -1,8 +1,8 @@
 // Derivatives of gather, scatter (.src, .value; .reduce and .value_reduce have none upstream:
 // they record its NotImplemented node, autograd_layer.cpp), scatter_add, scatter_reduce.two,
-// index_add, index_copy and index_fill (upstream's derivatives.yaml entries and its
+// index_add, index_copy, index_fill, take and put (upstream's derivatives.yaml entries and its
 // FunctionsManual's gather_backward / scatter_reduce_backward). The kernels are in
-// kernels/cpu/index2.cpp and index_fill_copy.cpp; take_along_dim is a composite and
+// kernels/cpu/index2.cpp, index_fill_copy.cpp and take_put.cpp; take_along_dim is a composite and
 // differentiates through gather.
 #include "autograd/derivatives/helpers.h"
 #include "autograd/grad_mode.h"
@@ -207,13 +207,39 @@ Grads index_fill_tensor_backward(const Saved& s, const Grads& g) {
 
 }  // namespace
 
+// take(self, index): upstream's take_backward, zeros of self's shape with grad added at index.
+Grads take_backward(const Saved& s, const Grads& g) {
+  Tensor z = zeros(s.meta(0).sizes, g[0]->dtype(), g[0]->device());
+  return {call_tensor("aten::put_", {V(z), V(s.tensor(1)), V(g[0]), Value::of_bool(true)})};
+}
+// put(self, index, source, accumulate) (and put_): self gets grad (accumulate) or grad with the
+// put positions zeroed; source gets grad taken at index, in source's shape.
+Grads put_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  const Tensor& index = s.tensor(1);
+  if (s.need(0)) {
+    if (s.to_bool(3)) {
+      out[0] = g[0];
+    } else {
+      const ArgMeta& src = s.meta(1);
+      Tensor z = zeros(src.sizes, g[0]->dtype(), g[0]->device());
+      out[0] = call_tensor("aten::put", {V(g[0]), V(index), V(z), Value::of_bool(false)});
+    }
+  }
+  if (s.need(1))
+    out[1] = reshape(call_tensor("aten::take", {V(g[0]), V(index)}), s.meta(1).sizes);
+  return out;
+}
+
+TN_REGISTER_DERIVATIVE("aten::take", {"TakeBackward0", {0}, {{1}}, 0, take_backward});
+TN_REGISTER_DERIVATIVE("aten::put", {"PutBackward0", {0, 2}, {{1}}, 0, put_backward});
 TN_REGISTER_DERIVATIVE("aten::index_copy",
                        {"IndexCopyBackward0", {0, 3}, {{2}}, 0, index_copy_backward});
 TN_REGISTER_DERIVATIVE("aten::index_fill.int_Scalar",
                        {"IndexFillBackward0", {0}, {{2}}, 0, index_fill_backward});
 TN_REGISTER_DERIVATIVE("aten::index_fill.int_Tensor",
                        {"IndexFillBackward1", {0, 3}, {{2}}, 0, index_fill_tensor_backward});
-TN_COMPLEX_READY("aten::index_copy", "aten::index_fill.int_Scalar",
+TN_COMPLEX_READY("aten::take", "aten::put", "aten::index_copy", "aten::index_fill.int_Scalar",
                  "aten::index_fill.int_Tensor");
 TN_REGISTER_DERIVATIVE("aten::gather", {"GatherBackward0", {0}, {{2}}, 0, gather_backward});
 TN_REGISTER_DERIVATIVE("aten::scatter.src",

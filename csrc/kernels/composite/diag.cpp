@@ -1,6 +1,7 @@
 // diag, diag_embed and diagonal_copy, as upstream composes them: diag_embed writes its input
 // into the diagonal of zeros (explicit: its derivative reads the diagonal back), diagonal_copy
-// is diagonal's values in a new tensor, and diag picks one of the two by rank.
+// is diagonal's values in a new tensor, and diag picks one of the two by rank; fill_diagonal_
+// fills a strided view of the diagonal.
 #include <algorithm>
 #include <cstdlib>
 
@@ -69,6 +70,36 @@ void diag_out(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::diag", diag);
 TN_REGISTER_COMPOSITE("aten::diag.out", diag_out);
+
+
+// fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False): upstream's composite,
+// fill_ through an as_strided view of the main diagonal (stride: the sum of self's strides; a
+// 2-d self taller than wide, with wrap, also fills the diagonals below, every width + 1 rows).
+void fill_diagonal_(Call& c) {
+  const Tensor& self = c.tensor(0);
+  int64_t nd = self->dim();
+  TN_CHECK(nd >= 2, "dimensions must larger than 1");
+  int64_t height = self->size(0), width = self->size(1);
+  if (nd > 2)
+    for (int64_t i = 1; i < nd; ++i)
+      TN_CHECK(self->size(i) == height, "all dimensions of input must be of equal length");
+  int64_t size = std::min(height, width), stride = 0;
+  for (int64_t i = 0; i < nd; ++i) stride += self->stride(i);
+  int64_t offset = self->storage_offset();
+  auto fill_view = [&](int64_t n, int64_t at) {
+    Tensor view = call_tensor("aten::as_strided", {t(self), ops::ints({n}), ops::ints({stride}),
+                                                   i64(at)});
+    call("aten::fill_.Scalar", {t(view), c.arg(1)});
+  };
+  fill_view(size, offset);
+  if (c.to_bool(2) && nd == 2 && height > width + 1) {
+    int64_t step = width + 1;
+    int64_t wrap_size = (self->numel() + step - 1) / step - size;
+    fill_view(wrap_size, offset + self->stride(0) * (width + 1));
+  }
+  c.ret(self);
+}
+TN_REGISTER_COMPOSITE("aten::fill_diagonal_", fill_diagonal_);
 
 }  // namespace
 }  // namespace tn
