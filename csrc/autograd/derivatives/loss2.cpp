@@ -1,8 +1,9 @@
 // Derivatives of the binary cross entropies, log-sigmoid, nll_loss2d_forward, smooth_l1_loss and
-// huber_loss, xlogy, soft_margin_loss (upstream's derivatives.yaml entries
-// and FunctionsManual's binary_cross_entropy_with_logits_backward / _target_backward, in their
-// order of operations). The kernels are in kernels/cpu/nn_loss2.cpp; their own backward ops have
-// no formula yet, so double backward refuses by name.
+// huber_loss, xlogy, soft_margin_loss, multi_margin_loss and multilabel_margin_loss_forward
+// (upstream's derivatives.yaml entries and FunctionsManual's
+// binary_cross_entropy_with_logits_backward / _target_backward, in their order of operations).
+// The kernels are in kernels/cpu/nn_loss2.cpp and nn_margin_loss.cpp; their own backward ops
+// have no formula yet, so double backward refuses by name.
 #include "autograd/derivatives/helpers.h"
 
 namespace tn::autograd {
@@ -131,6 +132,21 @@ Grads soft_margin_backward(const Saved& s, const Grads& g) {
                       {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), Value::of_int(s.to_int(2))})};
 }
 
+// multi_margin_loss(self, target, p, margin, weight, reduction): self gets
+// multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction).
+Grads multi_margin_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::multi_margin_loss_backward",
+                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), s.arg(2), s.arg(3),
+                       opt_value(s, 4), Value::of_int(s.to_int(5))})};
+}
+// multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target): self gets
+// multilabel_margin_loss_backward(grad, self, target, reduction, is_target).
+Grads multilabel_margin_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::multilabel_margin_loss_backward",
+                      {V(g[0]), V(s.tensor(0)), V(s.tensor(1)), Value::of_int(s.to_int(2)),
+                       V(s.result(1))})};
+}
+
 constexpr char kSmoothL1[] = "aten::smooth_l1_loss_backward";
 constexpr char kHuber[] = "aten::huber_loss_backward";
 
@@ -155,6 +171,12 @@ TN_REGISTER_DERIVATIVE("aten::smooth_l1_loss",
                         pair_loss_backward<kSmoothL1>});
 TN_REGISTER_DERIVATIVE("aten::huber_loss",
                        {"HuberLossBackward0", {0, 1}, {{0}, {1}}, 0, pair_loss_backward<kHuber>});
+TN_REGISTER_DERIVATIVE("aten::multi_margin_loss",
+                       {"MultiMarginLossBackward0", {0}, {{0}, {1}, {4}}, 0,
+                        multi_margin_backward, 0, {4}});
+TN_REGISTER_DERIVATIVE("aten::multilabel_margin_loss_forward",
+                       {"MultilabelMarginLossBackward0", {0}, {{0}, {1}}, 0b10,
+                        multilabel_margin_backward, 0b10});
 TN_REGISTER_DERIVATIVE("aten::log_sigmoid_forward",
                        {"LogSigmoidBackward0", {0}, {{0}}, 0b10, log_sigmoid_backward, 0b10});
 

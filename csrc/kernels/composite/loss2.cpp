@@ -1,8 +1,11 @@
 // Losses written in door ops as upstream writes them (Loss.cpp, Activation.cpp):
 // binary_cross_entropy_with_logits ((1 - t) x - log_weight log_sigmoid(x), weight, pos_weight,
 // reduction), log_sigmoid (log_sigmoid_forward's output), l1_loss (|x - t| reduced) and
-// nll_loss2d (nll_loss2d_forward's output), kl_div, soft_margin_loss and its backward. The
+// nll_loss2d (nll_loss2d_forward's output), kl_div, soft_margin_loss and its backward,
+// poisson_nll_loss. The
 // kernels they reach are in cpu/nn_loss2.cpp; formulas in autograd/derivatives/loss2.cpp.
+#include <cmath>
+
 #include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
 
@@ -107,6 +110,38 @@ void soft_margin_loss_backward(Call& c) {
   c.ret(gi);
 }
 TN_REGISTER_COMPOSITE("aten::soft_margin_loss_backward", soft_margin_loss_backward);
+
+
+// poisson_nll_loss(input, target, log_input, full, eps, reduction): exp(input) - target * input
+// (log_input) or input - target * log(input + eps); with full, the Stirling term
+// target * log(target) - target + 0.5 * log(2 pi target), 0 where target <= 1, added in place
+// (upstream's Loss.cpp, op by op).
+void poisson_nll_loss(Call& c) {
+  const Tensor &input = c.tensor(0), &target = c.tensor(1);
+  auto num = [](double v) { return Value::of_scalar(Scalar::from_double(v)); };
+  Tensor loss;
+  if (c.to_bool(2)) {
+    loss = sub(call_tensor("aten::exp", {t(input)}), mul(target, input));
+  } else {
+    Tensor shifted = call_tensor("aten::add.Scalar", {t(input), num(c.to_double(4)), one()});
+    loss = sub(input, mul(target, call_tensor("aten::log", {t(shifted)})));
+  }
+  if (c.to_bool(3)) {
+    Tensor two_pi_t = call_tensor("aten::mul.Scalar", {t(target), num(2 * M_PI)});
+    Tensor half_log = call_tensor("aten::mul.Scalar",
+                                  {t(call_tensor("aten::log", {t(two_pi_t)})), num(0.5)});
+    Tensor stirling = call_tensor(
+        "aten::add.Tensor",
+        {t(sub(mul(target, call_tensor("aten::log", {t(target)})), target)), t(half_log)});
+    Tensor small =
+        call_tensor("aten::le.Scalar", {t(target), Value::of_scalar(Scalar::from_int(1))});
+    stirling = call_tensor("aten::masked_fill.Scalar",
+                           {t(stirling), t(small), Value::of_scalar(Scalar::from_int(0))});
+    call("aten::add_.Tensor", {t(loss), t(stirling)});
+  }
+  c.ret(reduce(loss, c.to_int(5)));
+}
+TN_REGISTER_COMPOSITE("aten::poisson_nll_loss", poisson_nll_loss);
 
 }  // namespace
 }  // namespace tn

@@ -1,5 +1,7 @@
 // Tensor predicates that are operators upstream, answered from metadata (the math bits conj and
-// neg included; zerotensor is never set on our tensors). Valid for every representation.
+// neg included; zerotensor is never set on our tensors), and item / is_nonzero (from the one
+// element).
+// Valid for every representation.
 #include <algorithm>
 
 #include "core/backend.h"
@@ -32,6 +34,27 @@ void compatible_shallow_copy(Call& c) {
   c.ret(Value::of_bool(a->representation() == b->representation() || dense));
 }
 
+// is_nonzero(Tensor self) -> bool: the one element (item) compared with zero, as upstream's
+// composite; no element or several are ambiguous.
+// item(Tensor self) -> Scalar: _local_scalar_dense of a one-element tensor.
+void item(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(self->numel() == 1, "a Tensor with ", self->numel(), " elements cannot be converted "
+           "to Scalar");
+  c.ret(call("aten::_local_scalar_dense", {c.arg(0)})[0]);
+}
+void is_nonzero(Call& c) {
+  const Tensor& self = c.tensor(0);
+  TN_CHECK(self->numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  TN_CHECK(self->numel() < 2, "Boolean value of Tensor with more than one value is ambiguous");
+  Scalar s = call("aten::_local_scalar_dense", {c.arg(0)})[0].scalar;
+  bool nonzero = s.is_complex()    ? (s.to_double() != 0 || s.imag() != 0)
+                 : s.is_floating() ? s.to_double() != 0
+                 : s.is_bool()     ? s.b
+                                   : s.to_int() != 0;
+  c.ret(Value::of_bool(nonzero));
+}
+
 // _is_all_true / _is_any_true(Tensor self) -> Tensor: all() / any() of a bool tensor (what
 // torch._assert_async and symbolic checks call).
 template <bool All>
@@ -53,6 +76,8 @@ TN_REGISTER_COMPOSITE("aten::is_same_size", is_same_size);
 TN_REGISTER_COMPOSITE("aten::is_floating_point", is_floating_point);
 TN_REGISTER_COMPOSITE("aten::is_complex", is_complex_dtype);
 TN_REGISTER_COMPOSITE("aten::is_signed", is_signed);
+TN_REGISTER_COMPOSITE("aten::is_nonzero", is_nonzero);
+TN_REGISTER_COMPOSITE("aten::item", item);
 
 }  // namespace
 }  // namespace tn
