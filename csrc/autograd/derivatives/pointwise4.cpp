@@ -1,5 +1,6 @@
-// Derivatives of fmax, fmin, copysign, nextafter, deg2rad and rad2deg
-// (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp): upstream's
+// Derivatives of fmax, fmin, copysign, nextafter, deg2rad, rad2deg, elu and celu (and their
+// in-place forms) (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
+// kernels/cpu/elementwise_activation.cpp): upstream's
 // derivatives.yaml formulas, step for step.
 #include "autograd/derivatives/helpers.h"
 
@@ -67,6 +68,26 @@ Grads rad2deg_backward(const Saved&, const Grads& g) {
   return {mul(g[0], Scalar::from_double(k180Pi))};
 }
 
+
+// elu(self, alpha, scale, input_scale): elu_backward(grad, alpha, scale, input_scale, false,
+// self); elu_ (kFromResult): the same from the result (is_result true). celu(self, alpha) and
+// celu_: elu_backward with scale 1 and input scale 1.0 / float(alpha) (upstream's toFloat).
+template <bool kFromResult, bool kCelu>
+Grads elu_backward(const Saved& s, const Grads& g) {
+  Value scale, input_scale;  // celu has no arguments 2 and 3
+  if (kCelu) {
+    scale = Value::of_scalar(Scalar::from_int(1));
+    double alpha = static_cast<float>(s.scalar(1).to_double());
+    input_scale = Value::of_scalar(Scalar::from_double(1.0 / alpha));
+  } else {
+    scale = s.arg(2);
+    input_scale = s.arg(3);
+  }
+  return {call_tensor("aten::elu_backward",
+                      {V(g[0]), s.arg(1), scale, input_scale, Value::of_bool(kFromResult),
+                       V(kFromResult ? s.result(0) : s.tensor(0))})};
+}
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::fmax", {"FmaxBackward0", {0, 1}, {{0}, {1}}, 0,
@@ -81,5 +102,9 @@ TN_REGISTER_DERIVATIVE("aten::nextafter", {"NextafterBackward0", {0, 1}, {{0}, {
                                            nextafter_backward});
 TN_REGISTER_DERIVATIVE("aten::deg2rad", {"Deg2RadBackward0", {0}, {}, 0, deg2rad_backward});
 TN_REGISTER_DERIVATIVE("aten::rad2deg", {"Rad2DegBackward0", {0}, {}, 0, rad2deg_backward});
+TN_REGISTER_DERIVATIVE("aten::elu", {"EluBackward0", {0}, {{0}}, 0, elu_backward<false, false>});
+TN_REGISTER_DERIVATIVE("aten::elu_", {"EluBackward1", {0}, {}, 1, elu_backward<true, false>});
+TN_REGISTER_DERIVATIVE("aten::celu", {"CeluBackward0", {0}, {{0}}, 0, elu_backward<false, true>});
+TN_REGISTER_DERIVATIVE("aten::celu_", {"CeluBackward1", {0}, {}, 1, elu_backward<true, true>});
 
 }  // namespace tn::autograd

@@ -1,6 +1,7 @@
 // Activations on dense CPU tensors: sigmoid, relu, gelu ('none' with erf, 'tanh' with the tanh
-// approximation), silu. The formulas and their order of operations are upstream's scalar
-// kernels; float16/bfloat16 compute in float.
+// approximation), silu, softplus, hardtanh, hardsigmoid, leaky_relu, hardswish, elu (and its
+// backward; selu and celu over it). The formulas and their order of operations are upstream's
+// scalar kernels; float16/bfloat16 compute in float.
 //
 // Numerics: upstream's scalar path uses std:: functions, as here (measured bit-identical on
 // strided inputs); its SIMD path (Note [Vector and scalar paths]) computes sigmoid and silu with
@@ -334,6 +335,111 @@ constexpr EwRule kHardswishO =
 TN_REGISTER_ELEMENTWISE("aten::hardswish", kHardswish, hardswish_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardswish_", kHardswishI, hardswish_compute);
 TN_REGISTER_ELEMENTWISE("aten::hardswish.out", kHardswishO, hardswish_compute);
+
+
+// elu(self, alpha=1, scale=1, input_scale=1) = self < 0 ? expm1(self * input_scale) * alpha *
+// scale : self * scale (upstream's Elu.h): the vector path (SLEEF's expm1) takes the positive
+// branch where self >= 0, the scalar one (std::expm1) the negative branch where self < 0 (they
+// differ on NaN only in which NaN; a bfloat16 NaN stored by the vector path is 0xFFFF,
+// vec_result); the coefficients in the element type, float for the 16-bit floats.
+void check_elu_dtype(const Call&, const EwSpec& s) { check_floating(s, "elu_cpu"); }
+void elu_compute(EwIter& it, const Call& c) {
+  for (int i : {1, 2, 3}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
+  ew_dispatch<kEwFloats>(it.common, "elu_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A alpha = static_cast<A>(c.scalar(1).to_double());
+    const A poscoef = static_cast<A>(c.scalar(2).to_double());
+    const A negiptcoef = static_cast<A>(c.scalar(3).to_double());
+    const A negcoef = alpha * poscoef;
+    ew_run_simd<T, T>(
+        it,
+        [=](A x) {
+          return vec_result<T>(x >= A(0) ? x * poscoef
+                                         : sleef::expm1(x * negiptcoef) * negcoef);
+        },
+        [=](A x) { return x < A(0) ? std::expm1(x * negiptcoef) * negcoef : x * poscoef; });
+  });
+}
+constexpr EwRule kElu = ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_elu_dtype);
+constexpr EwRule kEluI = ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_elu_dtype);
+constexpr EwRule kEluO = ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_elu_dtype);
+TN_REGISTER_ELEMENTWISE("aten::elu", kElu, elu_compute);
+TN_REGISTER_ELEMENTWISE("aten::elu_", kEluI, elu_compute);
+TN_REGISTER_ELEMENTWISE("aten::elu.out", kEluO, elu_compute);
+
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result): where
+// self_or_result is not positive, grad * input_scale * (result + alpha * scale) (is_result) or
+// grad * input_scale * alpha * scale * exp(self * input_scale); grad * scale elsewhere. The
+// vector path (SLEEF's exp) tests b > 0, the scalar one (std::exp) b <= 0, as upstream's.
+void check_elu_backward_dtype(const Call&, const EwSpec& s) {
+  check_floating(s, "elu_backward_cpu");
+}
+// upstream's meta check, before the operands are read.
+void check_elu_backward_slope(const Call& c, const EwSpec&) {
+  TN_CHECK(!c.to_bool(4) || c.scalar(1).to_double() >= 0.0, "In-place elu backward calculation "
+           "is triggered with a negative slope which is not supported. This is caused by calling "
+           "in-place forward function with a negative slope, please call out-of-place version "
+           "instead.");
+}
+void elu_backward_compute(EwIter& it, const Call& c) {
+  const bool is_result = c.to_bool(4);
+  for (int i : {1, 2, 3}) check_scalar_fits(c.scalar(i), opmath_type(it.common));
+  ew_dispatch<kEwFloats>(it.common, "elu_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A alpha = static_cast<A>(c.scalar(1).to_double());
+    const A poscoef = static_cast<A>(c.scalar(2).to_double());
+    const A negiptcoef = static_cast<A>(c.scalar(3).to_double());
+    const A negcoef = alpha * poscoef;
+    auto negative = [=](A a, A b, auto exp) {
+      return is_result ? a * negiptcoef * (b + negcoef)
+                       : a * negiptcoef * negcoef * exp(b * negiptcoef);
+    };
+    ew_run_simd<T, T, T>(
+        it,
+        [=](A a, A b) {
+          return vec_result<T>(b > A(0) ? a * poscoef
+                                        : negative(a, b, [](A v) { return sleef::exp(v); }));
+        },
+        [=](A a, A b) {
+          return b <= A(0) ? negative(a, b, [](A v) { return std::exp(v); }) : a * poscoef;
+        });
+  });
+}
+// The operands are grad_output (0) and self_or_result (5).
+constexpr EwArgs kEluBackwardOperands{{0, 5}, 2};
+constexpr EwRule kEluBackward{kEluBackwardOperands, kEluBackwardOperands, V::Functional,
+                              D::Common, O::Same, check_elu_backward_slope,
+                              check_elu_backward_dtype};
+constexpr EwRule kEluBackwardO{kEluBackwardOperands, kEluBackwardOperands, V::Out, D::Common,
+                               O::Same, check_elu_backward_slope, check_elu_backward_dtype};
+TN_REGISTER_ELEMENTWISE("aten::elu_backward", kEluBackward, elu_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::elu_backward.grad_input", kEluBackwardO, elu_backward_compute);
+
+// selu(self) / selu_: elu with upstream's SELU constants; celu(self, alpha) / celu_: elu with
+// alpha, scale 1, input scale 1 / alpha (alpha 0 refused). Upstream's composites.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+template <bool kInPlace>
+void selu(Call& c) {
+  c.ret(call_tensor(kInPlace ? "aten::elu_" : "aten::elu",
+                    {c.arg(0), Value::of_scalar(Scalar::from_double(kSeluAlpha)),
+                     Value::of_scalar(Scalar::from_double(kSeluScale)),
+                     Value::of_scalar(Scalar::from_int(1))}));
+}
+template <bool kInPlace>
+void celu(Call& c) {
+  const double alpha = c.scalar(1).to_double();
+  TN_CHECK(alpha != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  c.ret(call_tensor(kInPlace ? "aten::elu_" : "aten::elu",
+                    {c.arg(0), c.arg(1), Value::of_scalar(Scalar::from_double(1.0)),
+                     Value::of_scalar(Scalar::from_double(1.0 / alpha))}));
+}
+TN_REGISTER_COMPOSITE("aten::selu", selu<false>);
+TN_REGISTER_COMPOSITE("aten::selu_", selu<true>);
+TN_REGISTER_COMPOSITE("aten::celu", celu<false>);
+TN_REGISTER_COMPOSITE("aten::celu_", celu<true>);
 
 }  // namespace
 }  // namespace tn
