@@ -1,5 +1,5 @@
 // Derivatives of fmax, fmin, copysign, nextafter, deg2rad, rad2deg, elu and celu (and their
-// in-place forms) (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
+// in-place forms), threshold, hardshrink, softshrink and mish (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
 // kernels/cpu/elementwise_activation.cpp): upstream's
 // derivatives.yaml formulas, step for step.
 #include "autograd/derivatives/helpers.h"
@@ -87,6 +87,22 @@ Grads elu_backward(const Saved& s, const Grads& g) {
                       {V(g[0]), s.arg(1), scale, input_scale, Value::of_bool(kFromResult),
                        V(kFromResult ? s.result(0) : s.tensor(0))})};
 }
+// threshold(self, threshold, value) (threshold_ too): threshold_backward(grad, self,
+// threshold); hardshrink / softshrink(self, lambd): their backward kernels; mish(self):
+// mish_backward(grad, self) (upstream differentiates twice through door ops with grad mode on;
+// ours calls the kernel, whose own gradient refuses by name).
+Grads threshold_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::threshold_backward", {V(g[0]), V(s.tensor(0)), s.arg(1)})};
+}
+template <const char* kBackward>
+Grads shrink_backward(const Saved& s, const Grads& g) {
+  return {call_tensor(kBackward, {V(g[0]), V(s.tensor(0)), s.arg(1)})};
+}
+constexpr char kHardshrinkBackward[] = "aten::hardshrink_backward";
+constexpr char kSoftshrinkBackward[] = "aten::softshrink_backward";
+Grads mish_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::mish_backward", {V(g[0]), V(s.tensor(0))})};
+}
 
 }  // namespace
 
@@ -105,6 +121,15 @@ TN_REGISTER_DERIVATIVE("aten::rad2deg", {"Rad2DegBackward0", {0}, {}, 0, rad2deg
 TN_REGISTER_DERIVATIVE("aten::elu", {"EluBackward0", {0}, {{0}}, 0, elu_backward<false, false>});
 TN_REGISTER_DERIVATIVE("aten::elu_", {"EluBackward1", {0}, {}, 1, elu_backward<true, false>});
 TN_REGISTER_DERIVATIVE("aten::celu", {"CeluBackward0", {0}, {{0}}, 0, elu_backward<false, true>});
+TN_REGISTER_DERIVATIVE("aten::threshold",
+                       {"ThresholdBackward0", {0}, {{0}}, 0, threshold_backward});
+TN_REGISTER_DERIVATIVE("aten::threshold_",
+                       {"ThresholdBackward1", {0}, {{0}}, 0, threshold_backward});
+TN_REGISTER_DERIVATIVE("aten::hardshrink", {"HardshrinkBackward0", {0}, {{0}}, 0,
+                                           shrink_backward<kHardshrinkBackward>});
+TN_REGISTER_DERIVATIVE("aten::softshrink", {"SoftshrinkBackward0", {0}, {{0}}, 0,
+                                           shrink_backward<kSoftshrinkBackward>});
+TN_REGISTER_DERIVATIVE("aten::mish", {"MishBackward0", {0}, {{0}}, 0, mish_backward});
 TN_REGISTER_DERIVATIVE("aten::celu_", {"CeluBackward1", {0}, {}, 1, elu_backward<true, true>});
 
 }  // namespace tn::autograd

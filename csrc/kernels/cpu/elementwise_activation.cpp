@@ -1,6 +1,7 @@
 // Activations on dense CPU tensors: sigmoid, relu, gelu ('none' with erf, 'tanh' with the tanh
 // approximation), silu, softplus, hardtanh, hardsigmoid, leaky_relu, hardswish, elu (and its
-// backward; selu and celu over it). The formulas and their order of operations are upstream's
+// backward; selu and celu over it), threshold, hard/softshrink (and their backward), mish (and
+// its backward). The formulas and their order of operations are upstream's
 // scalar kernels; float16/bfloat16 compute in float.
 //
 // Numerics: upstream's scalar path uses std:: functions, as here (measured bit-identical on
@@ -14,6 +15,8 @@
 // measure them.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 
 #include "kernels/cpu/elementwise_complex.h"
 #include "kernels/cpu/elementwise_loop.h"
@@ -440,6 +443,174 @@ TN_REGISTER_COMPOSITE("aten::selu", selu<false>);
 TN_REGISTER_COMPOSITE("aten::selu_", selu<true>);
 TN_REGISTER_COMPOSITE("aten::celu", celu<false>);
 TN_REGISTER_COMPOSITE("aten::celu_", celu<true>);
+
+
+// threshold(self, threshold, value) = self <= threshold ? value : self, for every real dtype
+// but bool; threshold and value in the element type (the threshold in float for the 16-bit
+// floats), as upstream's kernel. NaN is kept (a bfloat16 one stored by the vector path as
+// 0xFFFF, vec_result, here and in the shrinks and mish).
+void threshold_compute(EwIter& it, const Call& c) {
+  for (int i : {1, 2}) check_scalar_fits(c.scalar(i), it.common);
+  ew_dispatch<kEwInts | kEwFloats>(it.common, "threshold_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const bool integral = std::is_integral_v<T>;
+    const A th = integral ? static_cast<A>(static_cast<T>(c.scalar(1).to_int()))
+                          : static_cast<A>(c.scalar(1).to_double());
+    const A value = integral ? static_cast<A>(static_cast<T>(c.scalar(2).to_int()))
+                             : static_cast<A>(static_cast<T>(c.scalar(2).to_double()));
+    ew_run_split<T, T>(it, [=](A x) { return vec_result<T>(x <= th ? value : x); },
+                       [=](A x) { return x <= th ? value : x; });
+  });
+}
+constexpr EwRule kThreshold = ew_rule(1, V::Functional, D::Common, O::SafeCast);
+constexpr EwRule kThresholdI = ew_rule(1, V::InPlace, D::Common, O::SafeCast);
+constexpr EwRule kThresholdO = ew_rule(1, V::Out, D::Common, O::SafeCast);
+TN_REGISTER_ELEMENTWISE("aten::threshold", kThreshold, threshold_compute);
+TN_REGISTER_ELEMENTWISE("aten::threshold_", kThresholdI, threshold_compute);
+TN_REGISTER_ELEMENTWISE("aten::threshold.out", kThresholdO, threshold_compute);
+
+// hardshrink(self, lambd=0.5) = 0 where -lambd <= self <= lambd, else self (NaN kept);
+// softshrink(self, lambd=0.5) = self - lambd above lambd, self + lambd below -lambd, 0 between
+// (NaN kept): +0 on the vector path, self * 0 (a signed zero) on the scalar one. lambd in the
+// element type (softshrink: float for the 16-bit floats), non-negative and finite in it.
+void check_hardshrink_dtype(const Call&, const EwSpec& s) { check_floating(s, "hardshrink_cpu"); }
+void check_softshrink_dtype(const Call&, const EwSpec& s) { check_floating(s, "softshrink_cpu"); }
+void hardshrink_compute(EwIter& it, const Call& c) {
+  check_scalar_fits(c.scalar(1), it.common);
+  ew_dispatch<kEwFloats>(it.common, "hardshrink_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A l = static_cast<A>(static_cast<T>(c.scalar(1).to_double()));
+    ew_run_split<T, T>(it, [=](A x) { return vec_result<T>(x >= -l && x <= l ? A(0) : x); },
+                       [=](A x) { return x >= -l && x <= l ? A(0) : x; });
+  });
+}
+void check_softshrink_lambda(const Call& c, const EwSpec& s) {
+  const double l = c.scalar(1).to_double();
+  double hi = 0;
+  ew_dispatch<kEwFloats>(s.common, "softshrink_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    hi = static_cast<double>(std::numeric_limits<acc_t<T>>::max());
+    if constexpr (std::is_same_v<T, Half>) hi = 65504.0;
+    if constexpr (std::is_same_v<T, BFloat16>) hi = 3.3895313892515355e38;
+  });
+  std::ostringstream range;
+  range << hi;
+  TN_CHECK(l >= 0 && l <= hi, "lambda must be in range [0, ", range.str(), "] for input dtype ",
+           c10_dtype_name(s.common), ", but found ", c.scalar(1).to_double());
+}
+void softshrink_compute(EwIter& it, const Call& c) {
+  check_scalar_fits(c.scalar(1), opmath_type(it.common));
+  ew_dispatch<kEwFloats>(it.common, "softshrink_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A l = static_cast<A>(c.scalar(1).to_double());
+    ew_run_split<T, T>(
+        it,
+        [=](A x) {
+          return vec_result<T>(x != x ? x : x > l ? x - l : (x < -l ? x + l : A(0)));
+        },
+        [=](A x) { return x > l ? x - l : (x < -l ? x + l : x * A(0)); });
+  });
+}
+constexpr EwRule kHardshrink =
+    ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_hardshrink_dtype);
+constexpr EwRule kHardshrinkO = ew_rule(1, V::Out, D::Common, O::Same, nullptr,
+                                        check_hardshrink_dtype);
+void check_softshrink(const Call& c, const EwSpec& s) {
+  check_softshrink_dtype(c, s);
+  check_softshrink_lambda(c, s);
+}
+constexpr EwRule kSoftshrink =
+    ew_rule(1, V::Functional, D::Common, O::Same, nullptr, check_softshrink);
+constexpr EwRule kSoftshrinkO = ew_rule(1, V::Out, D::Common, O::Same, nullptr,
+                                        check_softshrink);
+TN_REGISTER_ELEMENTWISE("aten::hardshrink", kHardshrink, hardshrink_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardshrink.out", kHardshrinkO, hardshrink_compute);
+TN_REGISTER_ELEMENTWISE("aten::softshrink", kSoftshrink, softshrink_compute);
+TN_REGISTER_ELEMENTWISE("aten::softshrink.out", kSoftshrinkO, softshrink_compute);
+
+// hardshrink_backward / softshrink_backward(grad, self, lambd) = 0 where -lambd <= self <=
+// lambd, else grad (upstream's shrink_backward kernel, lambd in the element type); its vector
+// path masks grad where self < -lambd or self > lambd, so a NaN self gives 0 there, grad on the
+// scalar path.
+template <const char* kName>
+void check_shrink_backward_dtype(const Call&, const EwSpec& s) { check_floating(s, kName); }
+void shrink_backward_compute(EwIter& it, const Call& c) {
+  check_scalar_fits(c.scalar(2), it.common);
+  ew_dispatch<kEwFloats>(it.common, "shrink_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    const A l = static_cast<A>(static_cast<T>(c.scalar(2).to_double()));
+    ew_run_split<T, T, T>(
+        it, [=](A g, A x) { return vec_result<T>(x < -l || x > l ? g : A(0)); },
+        [=](A g, A x) { return x >= -l && x <= l ? A(0) : g; });
+  });
+}
+constexpr char kShrinkBackwardName[] = "shrink_backward_cpu";
+constexpr EwRule kShrinkBackward = ew_rule(2, V::Functional, D::Common, O::Same, nullptr,
+                                           check_shrink_backward_dtype<kShrinkBackwardName>);
+constexpr EwRule kShrinkBackwardO = ew_rule(2, V::Out, D::Common, O::Same, nullptr,
+                                            check_shrink_backward_dtype<kShrinkBackwardName>);
+TN_REGISTER_ELEMENTWISE("aten::hardshrink_backward", kShrinkBackward, shrink_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::hardshrink_backward.grad_input", kShrinkBackwardO,
+                        shrink_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::softshrink_backward", kShrinkBackward, shrink_backward_compute);
+TN_REGISTER_ELEMENTWISE("aten::softshrink_backward.grad_input", kShrinkBackwardO,
+                        shrink_backward_compute);
+
+// mish(self) = self * tanh(log1p(exp(self))): SLEEF's exp, log1p and tanh on the vector path
+// (a NaN self's own NaN comes out, as upstream's vector product keeps its first operand's),
+// std::'s on the scalar one, in float for the 16-bit floats.
+void check_mish_dtype(const Call&, const EwSpec& s) { check_floating(s, "mish_cpu"); }
+void mish_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "mish_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run_simd<T, T>(
+        it,
+        [](A x) {
+          return vec_result<T>(x != x ? x : x * sleef::tanh(sleef::log1p(sleef::exp(x))));
+        },
+        [](A x) { return x * std::tanh(std::log1p(std::exp(x))); });
+  });
+}
+constexpr EwRule kMish = ew_rule(1, V::Functional, D::Common, O::Same, nullptr,
+                                 check_mish_dtype);
+constexpr EwRule kMishI = ew_rule(1, V::InPlace, D::Common, O::Same, nullptr, check_mish_dtype);
+constexpr EwRule kMishO = ew_rule(1, V::Out, D::Common, O::Same, nullptr, check_mish_dtype);
+TN_REGISTER_ELEMENTWISE("aten::mish", kMish, mish_compute);
+TN_REGISTER_ELEMENTWISE("aten::mish_", kMishI, mish_compute);
+TN_REGISTER_ELEMENTWISE("aten::mish.out", kMishO, mish_compute);
+
+// mish_backward(grad_output, self) = grad * (t + self * sigmoid(self) * (1 - t * t)),
+// t = tanh(log1p(exp(self))) (upstream's kernel; SLEEF on the vector path); upstream's AVX2
+// build fuses 1 - t * t and the sum with the product before it.
+void check_mish_backward_dtype(const Call&, const EwSpec& s) {
+  check_floating(s, "mish_backward_cpu");
+}
+void mish_backward_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "mish_backward_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run_simd<T, T, T>(
+        it,
+        [](A dy, A x) {
+          const A sigmoid = A(1) / (A(1) + sleef::exp(-x));
+          const A t = sleef::tanh(sleef::log1p(sleef::exp(x)));
+          return vec_result<T>(dy * std::fma(x * sigmoid, std::fma(-t, t, A(1)), t));
+        },
+        [](A dy, A x) {
+          const A sigmoid = A(1) / (A(1) + std::exp(-x));
+          const A t = std::tanh(std::log1p(std::exp(x)));
+          return dy * std::fma(x * sigmoid, std::fma(-t, t, A(1)), t);
+        });
+  });
+}
+constexpr EwRule kMishBackward = ew_rule(2, V::Functional, D::Common, O::Same, nullptr,
+                                         check_mish_backward_dtype);
+TN_REGISTER_ELEMENTWISE("aten::mish_backward", kMishBackward, mish_backward_compute);
 
 }  // namespace
 }  // namespace tn
