@@ -329,8 +329,8 @@ def written(dtype):
 
 
 def pool_written():
-    """The pools' out= spellings (the functional forms' OpInfo samples never pass out=) and
-    avg_pool3d's backward kernel, in float32 on their own generator."""
+    """The pools' out= spellings (the functional forms' OpInfo samples never pass out=),
+    avg_pool3d's backward kernel and glu_backward's out=, in float32 on their own generator."""
     g = torch.Generator().manual_seed(11)
     img, vol = torch.randn(1, 2, 5, 5, generator=g), torch.randn(1, 2, 3, 4, 5, generator=g)
     two = {"out": Out(), "indices": Out()}
@@ -341,6 +341,8 @@ def pool_written():
         "aten.adaptive_max_pool3d.out": ((vol, [1, 2, 3]), two),
         "aten.max_pool2d_with_indices.out": ((img, [2]), two),
         "aten.max_pool3d_with_indices.out": ((vol, [2], [1, 2, 1]), two),
+        "aten.glu_backward.grad_input": (
+            (torch.randn(1, 2, 2, 5, generator=g), img[:, :, :4], 2), {"grad_input": Out()}),
         "aten.avg_pool3d_backward.default": (
             (torch.randn(1, 2, 2, 2, 3, generator=g), vol, [2], [1, 2, 2], [0, 1, 1], True,
              False, None), {}),

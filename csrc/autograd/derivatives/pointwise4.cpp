@@ -1,5 +1,5 @@
 // Derivatives of fmax, fmin, copysign, nextafter, deg2rad, rad2deg, elu and celu (and their
-// in-place forms), threshold, hardshrink, softshrink and mish (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
+// in-place forms), threshold, hardshrink, softshrink, mish and glu (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
 // kernels/cpu/elementwise_activation.cpp): upstream's
 // derivatives.yaml formulas, step for step.
 #include "autograd/derivatives/helpers.h"
@@ -103,6 +103,10 @@ constexpr char kSoftshrinkBackward[] = "aten::softshrink_backward";
 Grads mish_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::mish_backward", {V(g[0]), V(s.tensor(0))})};
 }
+// glu(self, dim): glu_backward(grad, self, dim).
+Grads glu_backward(const Saved& s, const Grads& g) {
+  return {call_tensor("aten::glu_backward", {V(g[0]), V(s.tensor(0)), s.arg(1)})};
+}
 
 }  // namespace
 
@@ -130,6 +134,7 @@ TN_REGISTER_DERIVATIVE("aten::hardshrink", {"HardshrinkBackward0", {0}, {{0}}, 0
 TN_REGISTER_DERIVATIVE("aten::softshrink", {"SoftshrinkBackward0", {0}, {{0}}, 0,
                                            shrink_backward<kSoftshrinkBackward>});
 TN_REGISTER_DERIVATIVE("aten::mish", {"MishBackward0", {0}, {{0}}, 0, mish_backward});
+TN_REGISTER_DERIVATIVE("aten::glu", {"GluBackward0", {0}, {{0}}, 0, glu_backward});
 TN_REGISTER_DERIVATIVE("aten::celu_", {"CeluBackward1", {0}, {}, 1, elu_backward<true, true>});
 
 }  // namespace tn::autograd
