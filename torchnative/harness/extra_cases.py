@@ -330,7 +330,8 @@ def written(dtype):
 
 def pool_written():
     """The pools' out= spellings (the functional forms' OpInfo samples never pass out=),
-    avg_pool3d's backward kernel and glu_backward's out=, in float32 on their own generator."""
+    avg_pool3d's backward kernel, glu_backward's out= and the 3-d / nearest-exact
+    interpolations' spellings, in float32 on their own generator."""
     g = torch.Generator().manual_seed(11)
     img, vol = torch.randn(1, 2, 5, 5, generator=g), torch.randn(1, 2, 3, 4, 5, generator=g)
     two = {"out": Out(), "indices": Out()}
@@ -341,6 +342,28 @@ def pool_written():
         "aten.adaptive_max_pool3d.out": ((vol, [1, 2, 3]), two),
         "aten.max_pool2d_with_indices.out": ((img, [2]), two),
         "aten.max_pool3d_with_indices.out": ((vol, [2], [1, 2, 1]), two),
+        # The 3-d and nearest-exact interpolations' out=, .vec and backward out= spellings.
+        "aten.upsample_nearest3d.out": ((vol, [4, 2, 6]), {"out": Out()}),
+        "aten.upsample_nearest3d.vec": ((vol, None, [1.5, 2.0, 0.5]), {}),
+        "aten.upsample_nearest3d_backward.grad_input": (
+            (torch.randn(1, 2, 4, 2, 6, generator=g), [4, 2, 6], [1, 2, 3, 4, 5]),
+            {"grad_input": Out()}),
+        "aten.upsample_trilinear3d.out": ((vol, [4, 2, 6], False), {"out": Out()}),
+        "aten.upsample_trilinear3d_backward.grad_input": (
+            (torch.randn(1, 2, 4, 2, 6, generator=g), [4, 2, 6], [1, 2, 3, 4, 5], True),
+            {"grad_input": Out()}),
+        "aten._upsample_nearest_exact1d.out": ((img[0], [7]), {"out": Out()}),
+        "aten._upsample_nearest_exact1d_backward.grad_input": (
+            (torch.randn(1, 2, 7, generator=g), [7], [1, 2, 5]), {"grad_input": Out()}),
+        "aten._upsample_nearest_exact2d.out": ((img, [6, 7]), {"out": Out()}),
+        "aten._upsample_nearest_exact2d.vec": ((img, None, [1.5, 0.6]), {}),
+        "aten._upsample_nearest_exact2d_backward.grad_input": (
+            (torch.randn(1, 2, 6, 7, generator=g), [6, 7], [1, 2, 5, 5]), {"grad_input": Out()}),
+        "aten._upsample_nearest_exact3d.out": ((vol, [4, 2, 6]), {"out": Out()}),
+        "aten._upsample_nearest_exact3d.vec": ((vol, None, [1.5, 2.0, 0.5]), {}),
+        "aten._upsample_nearest_exact3d_backward.grad_input": (
+            (torch.randn(1, 2, 4, 2, 6, generator=g), [4, 2, 6], [1, 2, 3, 4, 5]),
+            {"grad_input": Out()}),
         "aten.glu_backward.grad_input": (
             (torch.randn(1, 2, 2, 5, generator=g), img[:, :, :4], 2), {"grad_input": Out()}),
         "aten.avg_pool3d_backward.default": (

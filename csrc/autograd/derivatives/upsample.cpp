@@ -34,6 +34,14 @@ constexpr char kN2b[] = "aten::upsample_nearest2d_backward";
 constexpr char kL1b[] = "aten::upsample_linear1d_backward";
 constexpr char kB2b[] = "aten::upsample_bilinear2d_backward";
 constexpr char kC2b[] = "aten::upsample_bicubic2d_backward";
+constexpr char kN3[] = "aten::upsample_nearest3d", kT3[] = "aten::upsample_trilinear3d";
+constexpr char kE1[] = "aten::_upsample_nearest_exact1d", kE2[] = "aten::_upsample_nearest_exact2d";
+constexpr char kE3[] = "aten::_upsample_nearest_exact3d";
+constexpr char kN3b[] = "aten::upsample_nearest3d_backward";
+constexpr char kT3b[] = "aten::upsample_trilinear3d_backward";
+constexpr char kE1b[] = "aten::_upsample_nearest_exact1d_backward";
+constexpr char kE2b[] = "aten::_upsample_nearest_exact2d_backward";
+constexpr char kE3b[] = "aten::_upsample_nearest_exact3d_backward";
 
 // im2col(self, kernel_size, dilation, padding, stride): col2im(grad, self's (H, W), ...).
 Grads im2col_backward(const Saved& s, const Grads& g) {
@@ -67,6 +75,25 @@ TN_REGISTER_DERIVATIVE(kB2b, {"UpsampleBilinear2DBackwardBackward0", {0}, {}, 0,
 TN_REGISTER_DERIVATIVE(kC2b, {"UpsampleBicubic2DBackwardBackward0", {0}, {}, 0,
                               upsample_backward_backward<kC2>});
 
+TN_REGISTER_DERIVATIVE(kN3, {"UpsampleNearest3DBackward0", {0}, {}, 0, upsample_backward<kN3b>});
+TN_REGISTER_DERIVATIVE(kT3, {"UpsampleTrilinear3DBackward0", {0}, {}, 0,
+                             upsample_backward<kT3b>});
+TN_REGISTER_DERIVATIVE(kE1, {"UpsampleNearestExact1DBackward0", {0}, {}, 0,
+                             upsample_backward<kE1b>});
+TN_REGISTER_DERIVATIVE(kE2, {"UpsampleNearestExact2DBackward0", {0}, {}, 0,
+                             upsample_backward<kE2b>});
+TN_REGISTER_DERIVATIVE(kE3, {"UpsampleNearestExact3DBackward0", {0}, {}, 0,
+                             upsample_backward<kE3b>});
+TN_REGISTER_DERIVATIVE(kN3b, {"UpsampleNearest3DBackwardBackward0", {0}, {}, 0,
+                              upsample_backward_backward<kN3>});
+TN_REGISTER_DERIVATIVE(kT3b, {"UpsampleTrilinear3DBackwardBackward0", {0}, {}, 0,
+                              upsample_backward_backward<kT3>});
+TN_REGISTER_DERIVATIVE(kE1b, {"UpsampleNearestExact1DBackwardBackward0", {0}, {}, 0,
+                              upsample_backward_backward<kE1>});
+TN_REGISTER_DERIVATIVE(kE2b, {"UpsampleNearestExact2DBackwardBackward0", {0}, {}, 0,
+                              upsample_backward_backward<kE2>});
+TN_REGISTER_DERIVATIVE(kE3b, {"UpsampleNearestExact3DBackwardBackward0", {0}, {}, 0,
+                              upsample_backward_backward<kE3>});
 TN_REGISTER_DERIVATIVE("aten::im2col", {"Im2ColBackward0", {0}, {}, 0, im2col_backward});
 TN_REGISTER_DERIVATIVE("aten::col2im", {"Col2ImBackward0", {0}, {}, 0, col2im_backward});
 

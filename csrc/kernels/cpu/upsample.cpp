@@ -1,10 +1,12 @@
-// Interpolation over the last one or two dims, as upstream's CPU kernels compute it:
-// upsample_nearest1d/2d, upsample_linear1d, upsample_bilinear2d, upsample_bicubic2d, their .vec
-// forms (output size from scale factors), out= forms and backward kernels.
+// Interpolation over the last one, two or three dims, as upstream's CPU kernels compute it:
+// upsample_nearest1d/2d/3d, _upsample_nearest_exact1d/2d/3d, upsample_linear1d,
+// upsample_bilinear2d, upsample_trilinear3d, upsample_bicubic2d, their .vec forms (output size
+// from scale factors), out= forms and backward kernels.
 //
 // Each spatial axis gets, per output position, a few source indices and weights (upstream's
 // compute_indices_weights_*): nearest one (floor(i * scale), with upstream's shortcuts for
-// scale 1 and 2), linear two (the source position scale * (i + 0.5) - 0.5 clamped at 0, or
+// scale 1 and 2; nearest-exact floor((i + 0.5) * scale), no shortcuts), linear two (the
+// source position scale * (i + 0.5) - 0.5 clamped at 0, or
 // scale * i with align_corners), cubic four (Keys' kernel, A = -0.75, indices clamped into the
 // input). The scale is 1 / scale_factor when one is given, else input / output. Sums are in
 // the compute type (float for the 16-bit floats; cubic weights rounded to the input dtype, as
@@ -15,8 +17,10 @@
 // harness's tolerance). Backward adds each output gradient times its weights into the input
 // positions, in output order.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dispatch/kernel.h"
@@ -29,12 +33,25 @@
 namespace tn {
 namespace {
 
-enum class Mode { Nearest, Linear, Cubic };
+enum class Mode { Nearest, NearestExact, Linear, Cubic };
 
-const char* mode_name(Mode m, int nd) {
-  if (m == Mode::Nearest) return nd == 1 ? "upsample_nearest1d" : "upsample_nearest2d";
-  if (m == Mode::Linear) return nd == 1 ? "upsample_linear1d" : "upsample_bilinear2d";
-  return "upsample_bicubic2d";
+// The op's name (upsample_nearest1d ... _upsample_nearest_exact3d).
+const char* op_name(Mode m, int nd) {
+  static const char* const names[4][3] = {
+      {"upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"},
+      {"_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d"},
+      {"upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d"},
+      {"upsample_bicubic2d", "upsample_bicubic2d", "upsample_bicubic2d"}};
+  return names[static_cast<int>(m)][nd - 1];
+}
+// The name upstream's forward kernel refuses a dtype with (its dispatch macro's name, which for
+// the 3-d and nearest-exact kernels is the index computation's).
+const char* forward_kernel_name(Mode m, int nd) {
+  if (m == Mode::NearestExact)
+    return nd == 2 ? "upsample_nearest2d_channels_last" : "compute_indices_weights_nearest";
+  if (nd == 3) return m == Mode::Nearest ? "compute_indices_weights_nearest"
+                                         : "compute_indices_weights_linear";
+  return op_name(m, nd);
 }
 
 std::optional<double> opt_double(const Call& c, size_t i) {
@@ -51,7 +68,8 @@ struct Axis {
 
 template <typename A>
 A scale_value(std::optional<double> scale, int64_t in, int64_t out) {
-  return scale && *scale > 0. ? static_cast<A>(1.0 / *scale) : static_cast<A>(in) / static_cast<A>(out);
+  return scale && *scale > 0. ? static_cast<A>(1.0 / *scale)
+                              : static_cast<A>(in) / static_cast<A>(out);
 }
 template <typename A>
 A area_scale(int64_t in, int64_t out, bool align, std::optional<double> scale) {
@@ -96,7 +114,7 @@ Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<dou
                bool fused = true) {
   using A = std::conditional_t<std::is_integral_v<T>, float, acc_t<T>>;
   Axis ax;
-  ax.taps = mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
+  ax.taps = mode == Mode::Linear ? 2 : mode == Mode::Cubic ? 4 : 1;
   ax.index.resize(static_cast<size_t>(out * ax.taps));
   ax.weight.resize(ax.index.size());
   // Cubic weights are stored in the input dtype (upstream's scalar_t weight tensors), linear
@@ -107,6 +125,13 @@ Axis make_axis(Mode mode, int64_t in, int64_t out, bool align, std::optional<dou
   for (int64_t i = 0; i < out; ++i) {
     int64_t* idx = &ax.index[static_cast<size_t>(i * ax.taps)];
     double* w = &ax.weight[static_cast<size_t>(i * ax.taps)];
+    if (mode == Mode::NearestExact) {  // floor((i + 0.5) * scale), the product in double
+      const float s = scale_value<float>(scale, in, out);
+      const float src = static_cast<float>((static_cast<double>(i) + 0.5) * s);
+      idx[0] = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+      w[0] = 1.0;
+      continue;
+    }
     if (mode == Mode::Nearest) {
       if (out == in) idx[0] = i;
       else if (out == 2 * in) idx[0] = i >> 1;
@@ -144,8 +169,13 @@ void check_sizes(const Dims& in, const Dims& out_size, int nd, Mode m) {
            ", but got size ", out_size.size());
   TN_CHECK(static_cast<int>(in.size()) == nd + 2, "It is expected input_size equals to ", nd + 2,
            ", but got size ", in.size());
-  bool positive = out_size[0] > 0 && in[2] > 0 && (nd == 1 || (out_size[1] > 0 && in[3] > 0));
-  if (nd == 1)
+  bool positive = true;
+  for (int i = 0; i < nd; ++i) positive = positive && out_size[i] > 0 && in[2 + i] > 0;
+  if (nd == 3)
+    TN_CHECK(positive, "Input and output sizes should be greater than 0, but got input (D: ",
+             in[2], ", H: ", in[3], ", W: ", in[4], ") output (D: ", out_size[0], ", H: ",
+             out_size[1], ", W: ", out_size[2], ")");
+  else if (nd == 1)
     TN_CHECK(positive, "Input and output sizes should be greater than 0, but got input (W: ",
              in[2], ") and output (W: ", out_size[0], ")");
   else
@@ -154,47 +184,80 @@ void check_sizes(const Dims& in, const Dims& out_size, int nd, Mode m) {
   (void)m;
 }
 
-void check_dtype(ScalarType dt, Mode m, int nd) {
-  const bool ok = is_floating(dt) || (m == Mode::Nearest && dt == ScalarType::Byte);
-  TN_CHECK_KIND(ok, NotImplemented, "\"", mode_name(m, nd), "\" not implemented for '",
-                c10_dtype_name(dt), "'");
+// The dtypes each kernel computes: the floating ones, and uint8 for the nearest forwards.
+void check_dtype(ScalarType dt, Mode m, int nd, bool backward) {
+  const bool nearest = m == Mode::Nearest || m == Mode::NearestExact;
+  const bool ok = is_floating(dt) || (nearest && !backward && dt == ScalarType::Byte);
+  std::string name = backward ? (nd == 3 || m == Mode::NearestExact
+                                     ? std::string(op_name(m, nd)) + "_backward"
+                                     : std::string(op_name(m, nd)))
+                              : forward_kernel_name(m, nd);
+  TN_CHECK_KIND(ok, NotImplemented, "\"", name, "\" not implemented for '", c10_dtype_name(dt),
+                "'");
 }
 
-// Forward: x (N, C, [H,] W) any strides -> out contiguous.
+// The spatial scales (depth, height, width: the last nd of them given) as optionals.
+using Scales = std::array<std::optional<double>, 3>;
+Scales scales_from(const Call& c, size_t first, int nd) {
+  Scales s;
+  for (int i = 0; i < nd; ++i) s[static_cast<size_t>(3 - nd + i)] = opt_double(c, first + i);
+  return s;
+}
+
+// Forward: x (N, C, [D,] [H,] W) any strides -> out contiguous. Axes a tensor lacks have one
+// position and no weight; sums run the width first, then height, then depth (upstream's
+// Interpolate recursion), each step after the first fused.
 void interpolate(const Tensor& x, const Tensor& out, Mode mode, int nd, bool align,
-                 std::optional<double> sh, std::optional<double> sw, const std::string& key) {
+                 const Scales& sc, const std::string& key) {
   Tensor in = contiguous(x, key);
   const int64_t planes = in->size(0) * in->size(1);
-  const int64_t ih = nd == 2 ? in->size(2) : 1, iw = in->size(in->dim() - 1);
-  const int64_t oh = nd == 2 ? out->size(2) : 1, ow = out->size(out->dim() - 1);
+  auto dim_or_1 = [&](const Tensor& t, int axis) {  // axis 0 depth, 1 height, 2 width
+    return axis >= 3 - nd ? t->size(t->dim() - 3 + axis) : 1;
+  };
+  const int64_t id = dim_or_1(in, 0), ih = dim_or_1(in, 1), iw = dim_or_1(in, 2);
+  const int64_t od = dim_or_1(out, 0), oh = dim_or_1(out, 1), ow = dim_or_1(out, 2);
   dispatch_dtype(in->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     using A = std::conditional_t<std::is_integral_v<T>, float, acc_t<T>>;
     if constexpr (!std::is_same_v<T, bool>) {
-      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh) : Axis{1, {0}, {1.0}};
-      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh);
+      const Axis unit{1, {0}, {1.0}};
+      Axis az = nd == 3 ? make_axis<T>(mode, id, od, align, sc[0]) : unit;
+      Axis ay = nd >= 2 ? make_axis<T>(mode, ih, oh, align, sc[1]) : unit;
+      Axis ax = make_axis<T>(mode, iw, ow, align, sc[2]);
       const T* src = data_of<T>(in, key);
       T* dst = data_of<T>(out, key);
       for (int64_t p = 0; p < planes; ++p) {
-        const T* plane = src + p * ih * iw;
-        T* o = dst + p * oh * ow;
-        for (int64_t y = 0; y < oh; ++y) {
-          const int64_t* yi = &ay.index[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
-          const double* yw = &ay.weight[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
-          for (int64_t xo = 0; xo < ow; ++xo) {
-            const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
-            const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
-            A acc = A(0);
-            for (int i = 0; i < ay.taps; ++i) {
-              const T* row = plane + yi[i] * iw;
-              A inner = A(row[xi[0]]) * static_cast<A>(xw[0]);
-              for (int j = 1; j < ax.taps; ++j)
-                inner = madd<A>(A(row[xi[j]]), static_cast<A>(xw[j]), inner);
-              if (i == 0) acc = nd == 2 ? inner * static_cast<A>(yw[0]) : inner;
-              else acc = madd<A>(inner, static_cast<A>(yw[i]), acc);
+        const T* plane = src + p * id * ih * iw;
+        T* o = dst + p * od * oh * ow;
+        for (int64_t z = 0; z < od; ++z) {
+          const int64_t* zi = &az.index[static_cast<size_t>((nd == 3 ? z : 0) * az.taps)];
+          const double* zw = &az.weight[static_cast<size_t>((nd == 3 ? z : 0) * az.taps)];
+          for (int64_t y = 0; y < oh; ++y) {
+            const int64_t* yi = &ay.index[static_cast<size_t>((nd >= 2 ? y : 0) * ay.taps)];
+            const double* yw = &ay.weight[static_cast<size_t>((nd >= 2 ? y : 0) * ay.taps)];
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
+              const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
+              A total = A(0);
+              for (int k = 0; k < az.taps; ++k) {
+                A acc = A(0);
+                for (int i = 0; i < ay.taps; ++i) {
+                  const T* row = plane + (zi[k] * ih + yi[i]) * iw;
+                  A inner = A(row[xi[0]]) * static_cast<A>(xw[0]);
+                  for (int j = 1; j < ax.taps; ++j)
+                    inner = madd<A>(A(row[xi[j]]), static_cast<A>(xw[j]), inner);
+                  if (nd < 2) acc = inner;
+                  else if (i == 0) acc = inner * static_cast<A>(yw[0]);
+                  else acc = madd<A>(inner, static_cast<A>(yw[i]), acc);
+                }
+                if (nd < 3) total = acc;
+                else if (k == 0) total = acc * static_cast<A>(zw[0]);
+                else total = madd<A>(acc, static_cast<A>(zw[k]), total);
+              }
+              T& dst_at = o[(z * oh + y) * ow + xo];
+              if constexpr (std::is_integral_v<T>) dst_at = static_cast<T>(total);
+              else dst_at = T(total);
             }
-            if constexpr (std::is_integral_v<T>) o[y * ow + xo] = static_cast<T>(acc);
-            else o[y * ow + xo] = T(acc);
           }
         }
       }
@@ -202,49 +265,63 @@ void interpolate(const Tensor& x, const Tensor& out, Mode mode, int nd, bool ali
   });
 }
 
-// Backward: grad_out (N, C, [oh,] ow) -> grad_in (N, C, [ih,] iw) contiguous, zero-filled here.
+// Backward: grad_out (N, C, [od,] [oh,] ow) -> grad_in (N, C, [id,] [ih,] iw) contiguous,
+// zero-filled here: each output gradient times its weights (depth, height, width, then the
+// gradient) added into its input positions, in output order.
 void interpolate_backward(const Tensor& g, const Tensor& gi, Mode mode, int nd, bool align,
-                          std::optional<double> sh, std::optional<double> sw,
-                          const std::string& key) {
+                          const Scales& sc, const std::string& key) {
   Tensor go = contiguous(g, key);
   const int64_t planes = gi->size(0) * gi->size(1);
-  const int64_t ih = nd == 2 ? gi->size(2) : 1, iw = gi->size(gi->dim() - 1);
-  const int64_t oh = nd == 2 ? go->size(2) : 1, ow = go->size(go->dim() - 1);
+  auto dim_or_1 = [&](const Tensor& t, int axis) {
+    return axis >= 3 - nd ? t->size(t->dim() - 3 + axis) : 1;
+  };
+  const int64_t id = dim_or_1(gi, 0), ih = dim_or_1(gi, 1), iw = dim_or_1(gi, 2);
+  const int64_t od = dim_or_1(go, 0), oh = dim_or_1(go, 1), ow = dim_or_1(go, 2);
   dispatch_dtype(gi->dtype(), key, [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
     if constexpr (std::is_floating_point_v<A>) {
       const bool fused = mode != Mode::Cubic;
-      Axis ay = nd == 2 ? make_axis<T>(mode, ih, oh, align, sh, fused) : Axis{1, {0}, {1.0}};
-      Axis ax = make_axis<T>(mode, iw, ow, align, nd == 2 ? sw : sh, fused);
+      const Axis unit{1, {0}, {1.0}};
+      Axis az = nd == 3 ? make_axis<T>(mode, id, od, align, sc[0], fused) : unit;
+      Axis ay = nd >= 2 ? make_axis<T>(mode, ih, oh, align, sc[1], fused) : unit;
+      Axis ax = make_axis<T>(mode, iw, ow, align, sc[2], fused);
       const T* src = data_of<T>(go, key);
       T* dst = data_of<T>(gi, key);
-      std::vector<A> acc(static_cast<size_t>(ih * iw));
+      std::vector<A> acc(static_cast<size_t>(id * ih * iw));
       for (int64_t p = 0; p < planes; ++p) {
         std::fill(acc.begin(), acc.end(), A(0));
-        const T* gp = src + p * oh * ow;
-        for (int64_t y = 0; y < oh; ++y) {
-          const int64_t* yi = &ay.index[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
-          const double* yw = &ay.weight[static_cast<size_t>((nd == 2 ? y : 0) * ay.taps)];
-          for (int64_t xo = 0; xo < ow; ++xo) {
-            const A gv = A(gp[y * ow + xo]);
-            const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
-            const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
-            if (mode == Mode::Cubic) {  // upstream's bicubic: (g * w_y) * w_x, x taps outside
-              for (int j = 0; j < ax.taps; ++j)
+        const T* gp = src + p * od * oh * ow;
+        for (int64_t z = 0; z < od; ++z) {
+          const int64_t* zi = &az.index[static_cast<size_t>((nd == 3 ? z : 0) * az.taps)];
+          const double* zw = &az.weight[static_cast<size_t>((nd == 3 ? z : 0) * az.taps)];
+          for (int64_t y = 0; y < oh; ++y) {
+            const int64_t* yi = &ay.index[static_cast<size_t>((nd >= 2 ? y : 0) * ay.taps)];
+            const double* yw = &ay.weight[static_cast<size_t>((nd >= 2 ? y : 0) * ay.taps)];
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              const A gv = A(gp[(z * oh + y) * ow + xo]);
+              const int64_t* xi = &ax.index[static_cast<size_t>(xo * ax.taps)];
+              const double* xw = &ax.weight[static_cast<size_t>(xo * ax.taps)];
+              if (mode == Mode::Cubic) {  // upstream's bicubic: (g * w_y) * w_x, x taps outside
+                for (int j = 0; j < ax.taps; ++j)
+                  for (int i = 0; i < ay.taps; ++i)
+                    acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
+                        gv * static_cast<A>(yw[i]) * static_cast<A>(xw[j]);
+                continue;
+              }
+              for (int k = 0; k < az.taps; ++k)
                 for (int i = 0; i < ay.taps; ++i)
-                  acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
-                      gv * static_cast<A>(yw[i]) * static_cast<A>(xw[j]);
-              continue;
+                  for (int j = 0; j < ax.taps; ++j) {
+                    A w = nd == 3 ? static_cast<A>(zw[k]) * static_cast<A>(yw[i]) *
+                                        static_cast<A>(xw[j])
+                                  : static_cast<A>(yw[i]) * static_cast<A>(xw[j]);
+                    acc[static_cast<size_t>((zi[k] * ih + yi[i]) * iw + xi[j])] += w * gv;
+                  }
             }
-            for (int i = 0; i < ay.taps; ++i)
-              for (int j = 0; j < ax.taps; ++j)
-                acc[static_cast<size_t>(yi[i] * iw + xi[j])] +=
-                    static_cast<A>(yw[i]) * static_cast<A>(xw[j]) * gv;
           }
         }
-        T* o = dst + p * ih * iw;
-        for (int64_t k = 0; k < ih * iw; ++k) o[k] = T(acc[static_cast<size_t>(k)]);
+        T* o = dst + p * id * ih * iw;
+        for (int64_t k = 0; k < id * ih * iw; ++k) o[k] = T(acc[static_cast<size_t>(k)]);
       }
     }
   });
@@ -254,21 +331,24 @@ void interpolate_backward(const Tensor& g, const Tensor& gi, Mode mode, int nd, 
 // computes; Meta checks and allocates.
 template <Mode M, int ND, bool Fill>
 void upsample(Call& c) {
-  constexpr bool kAlign = M != Mode::Nearest;
+  constexpr bool kAlign = M == Mode::Linear || M == Mode::Cubic;
   const Tensor& x = c.tensor(0);
   const Dims& out_size = c.int_list(1);
   const size_t s0 = kAlign ? 3 : 2;
   const bool align = kAlign && c.to_bool(2);
   check_supported(x, c.key());
   check_sizes(x->sizes(), out_size, ND, M);
-  check_dtype(x->dtype(), M, ND);
+  int64_t inner = 1;  // an empty batch is allowed, no other empty dim
+  for (int64_t d = 1; d < x->dim(); ++d) inner *= x->size(d);
+  TN_CHECK(x->numel() != 0 || inner != 0, "Non-empty ", ND + 2, "D data tensor expected but got "
+           "a tensor with sizes ", dims_str(x->sizes()));
+  check_dtype(x->dtype(), M, ND, false);
   Dims shape{x->size(0), x->size(1)};
   shape.insert(shape.end(), out_size.begin(), out_size.end());
   Tensor out = new_on(x, shape, x->dtype());
   if constexpr (Fill)
     if (out->numel() > 0)
-      interpolate(x, out, M, ND, align, opt_double(c, s0), ND == 2 ? opt_double(c, s0 + 1)
-                                                                   : std::nullopt, c.key());
+      interpolate(x, out, M, ND, align, scales_from(c, s0, ND), c.key());
   c.ret(out);
 }
 
@@ -276,7 +356,7 @@ void upsample(Call& c) {
 // scales...).
 template <Mode M, int ND, bool Fill>
 void upsample_backward(Call& c) {
-  constexpr bool kAlign = M != Mode::Nearest;
+  constexpr bool kAlign = M == Mode::Linear || M == Mode::Cubic;
   const Tensor& g = c.tensor(0);
   const Dims& out_size = c.int_list(1);
   const Dims& in_size = c.int_list(2);
@@ -284,7 +364,7 @@ void upsample_backward(Call& c) {
   const bool align = kAlign && c.to_bool(3);
   check_supported(g, c.key());
   check_sizes(in_size, out_size, ND, M);
-  check_dtype(g->dtype(), M, ND);
+  check_dtype(g->dtype(), M, ND, true);
   Dims expect{in_size[0], in_size[1]};
   expect.insert(expect.end(), out_size.begin(), out_size.end());
   TN_CHECK(g->sizes() == expect, "Expected grad_output to have the same shape as output; output."
@@ -293,8 +373,7 @@ void upsample_backward(Call& c) {
   Tensor gi = new_on(g, in_size, g->dtype());
   if constexpr (Fill)
     if (gi->numel() > 0)
-      interpolate_backward(g, gi, M, ND, align, opt_double(c, s0),
-                           ND == 2 ? opt_double(c, s0 + 1) : std::nullopt, c.key());
+      interpolate_backward(g, gi, M, ND, align, scales_from(c, s0, ND), c.key());
   c.ret(gi);
 }
 
@@ -322,6 +401,42 @@ TN_REGISTER_KERNEL("aten::upsample_bilinear2d_backward", DenseCPU,
                    (upsample_backward<Mode::Linear, 2, true>));
 TN_REGISTER_KERNEL("aten::upsample_bilinear2d_backward", Meta,
                    (upsample_backward<Mode::Linear, 2, false>));
+TN_REGISTER_KERNEL("aten::upsample_nearest3d", DenseCPU, (upsample<Mode::Nearest, 3, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest3d", Meta, (upsample<Mode::Nearest, 3, false>));
+TN_REGISTER_KERNEL("aten::upsample_nearest3d_backward", DenseCPU,
+                   (upsample_backward<Mode::Nearest, 3, true>));
+TN_REGISTER_KERNEL("aten::upsample_nearest3d_backward", Meta,
+                   (upsample_backward<Mode::Nearest, 3, false>));
+TN_REGISTER_KERNEL("aten::upsample_trilinear3d", DenseCPU, (upsample<Mode::Linear, 3, true>));
+TN_REGISTER_KERNEL("aten::upsample_trilinear3d", Meta, (upsample<Mode::Linear, 3, false>));
+TN_REGISTER_KERNEL("aten::upsample_trilinear3d_backward", DenseCPU,
+                   (upsample_backward<Mode::Linear, 3, true>));
+TN_REGISTER_KERNEL("aten::upsample_trilinear3d_backward", Meta,
+                   (upsample_backward<Mode::Linear, 3, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact1d", DenseCPU,
+                   (upsample<Mode::NearestExact, 1, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact1d", Meta,
+                   (upsample<Mode::NearestExact, 1, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact1d_backward", DenseCPU,
+                   (upsample_backward<Mode::NearestExact, 1, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact1d_backward", Meta,
+                   (upsample_backward<Mode::NearestExact, 1, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact2d", DenseCPU,
+                   (upsample<Mode::NearestExact, 2, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact2d", Meta,
+                   (upsample<Mode::NearestExact, 2, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact2d_backward", DenseCPU,
+                   (upsample_backward<Mode::NearestExact, 2, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact2d_backward", Meta,
+                   (upsample_backward<Mode::NearestExact, 2, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact3d", DenseCPU,
+                   (upsample<Mode::NearestExact, 3, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact3d", Meta,
+                   (upsample<Mode::NearestExact, 3, false>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact3d_backward", DenseCPU,
+                   (upsample_backward<Mode::NearestExact, 3, true>));
+TN_REGISTER_KERNEL("aten::_upsample_nearest_exact3d_backward", Meta,
+                   (upsample_backward<Mode::NearestExact, 3, false>));
 TN_REGISTER_KERNEL("aten::upsample_bicubic2d", DenseCPU, (upsample<Mode::Cubic, 2, true>));
 TN_REGISTER_KERNEL("aten::upsample_bicubic2d", Meta, (upsample<Mode::Cubic, 2, false>));
 TN_REGISTER_KERNEL("aten::upsample_bicubic2d_backward", DenseCPU,
@@ -333,7 +448,7 @@ TN_REGISTER_KERNEL("aten::upsample_bicubic2d_backward", Meta,
 // scale factor (truncated); the scale factors passed on as the kernel's scales.
 template <Mode M, int ND>
 void upsample_vec(Call& c) {
-  constexpr bool kAlign = M != Mode::Nearest;
+  constexpr bool kAlign = M == Mode::Linear || M == Mode::Cubic;
   const Tensor& x = c.tensor(0);
   const bool has_size = !c.arg(1).is_none();
   const size_t sf_at = kAlign ? 3 : 2;
@@ -357,16 +472,22 @@ void upsample_vec(Call& c) {
   if (kAlign) args.push_back(c.arg(2));
   for (int i = 0; i < ND; ++i)
     args.push_back(has_scales ? Value::of_double(scales[static_cast<size_t>(i)]) : Value{});
-  const char* op = M == Mode::Nearest ? (ND == 1 ? "aten::upsample_nearest1d" : "aten::upsample_nearest2d")
-                 : M == Mode::Linear ? (ND == 1 ? "aten::upsample_linear1d" : "aten::upsample_bilinear2d")
-                                     : "aten::upsample_bicubic2d";
-  c.ret(call_tensor(op, std::move(args)));
+  const std::string op = std::string("aten::") + op_name(M, ND);
+  c.ret(call_tensor(op.c_str(), std::move(args)));
 }
 TN_REGISTER_COMPOSITE("aten::upsample_nearest1d.vec", (upsample_vec<Mode::Nearest, 1>));
 TN_REGISTER_COMPOSITE("aten::upsample_nearest2d.vec", (upsample_vec<Mode::Nearest, 2>));
 TN_REGISTER_COMPOSITE("aten::upsample_linear1d.vec", (upsample_vec<Mode::Linear, 1>));
 TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d.vec", (upsample_vec<Mode::Linear, 2>));
 TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d.vec", (upsample_vec<Mode::Cubic, 2>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest3d.vec", (upsample_vec<Mode::Nearest, 3>));
+TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d.vec", (upsample_vec<Mode::Linear, 3>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d.vec",
+                      (upsample_vec<Mode::NearestExact, 1>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d.vec",
+                      (upsample_vec<Mode::NearestExact, 2>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d.vec",
+                      (upsample_vec<Mode::NearestExact, 3>));
 
 // The out= forms: the functional result written into out (same dtype required).
 template <const char* kOp, size_t kOutAt>
@@ -396,6 +517,28 @@ TN_REGISTER_COMPOSITE("aten::upsample_nearest2d_backward.grad_input", (upsample_
 TN_REGISTER_COMPOSITE("aten::upsample_linear1d_backward.grad_input", (upsample_out<kL1b, 5>));
 TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d_backward.grad_input", (upsample_out<kB2b, 6>));
 TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d_backward.grad_input", (upsample_out<kC2b, 6>));
+constexpr char kN3[] = "aten::upsample_nearest3d", kT3[] = "aten::upsample_trilinear3d";
+constexpr char kE1[] = "aten::_upsample_nearest_exact1d", kE2[] = "aten::_upsample_nearest_exact2d";
+constexpr char kE3[] = "aten::_upsample_nearest_exact3d";
+constexpr char kN3b[] = "aten::upsample_nearest3d_backward";
+constexpr char kT3b[] = "aten::upsample_trilinear3d_backward";
+constexpr char kE1b[] = "aten::_upsample_nearest_exact1d_backward";
+constexpr char kE2b[] = "aten::_upsample_nearest_exact2d_backward";
+constexpr char kE3b[] = "aten::_upsample_nearest_exact3d_backward";
+TN_REGISTER_COMPOSITE("aten::upsample_nearest3d.out", (upsample_out<kN3, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d.out", (upsample_out<kT3, 6>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d.out", (upsample_out<kE1, 3>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d.out", (upsample_out<kE2, 4>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d.out", (upsample_out<kE3, 5>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest3d_backward.grad_input", (upsample_out<kN3b, 6>));
+TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d_backward.grad_input",
+                      (upsample_out<kT3b, 7>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d_backward.grad_input",
+                      (upsample_out<kE1b, 4>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d_backward.grad_input",
+                      (upsample_out<kE2b, 5>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d_backward.grad_input",
+                      (upsample_out<kE3b, 6>));
 
 }  // namespace
 }  // namespace tn
