@@ -119,6 +119,20 @@ SNIPPET = textwrap.dedent(
         case(f"samplers/seq2/{seed}", lambda: torch.randn(1))
         case(f"samplers/gen/{seed}", lambda: torch.empty(9).log_normal_(generator=g))
         case(f"samplers/gen_geometric/{seed}", lambda: torch.empty(9).geometric_(0.5, generator=g))
+        # normal with tensor arguments, and poisson (small and large rates, 0)
+        m, s = torch.linspace(-2, 2, 21), torch.linspace(0, 3, 21)
+        for dt in FLOATS:
+            case(f"samplers/normal_Tf/{seed}/{dt}", lambda: torch.normal(m.to(dt), 0.5))
+            case(f"samplers/normal_fT/{seed}/{dt}", lambda: torch.normal(0.3, s.to(dt)))
+            case(f"samplers/normal_TT/{seed}/{dt}", lambda: torch.normal(m.to(dt), s.to(dt)))
+            case(f"samplers/poisson/{seed}/{dt}", lambda: torch.poisson(
+                torch.tensor([0.0, 0.5, 3.0, 9.99, 10.0, 37.5, 1e3, 2.5e5]).to(dt).repeat(4)))
+        case(f"samplers/normal_TT_bcast/{seed}", lambda: torch.normal(m.reshape(21, 1), s[:5]))
+        case(f"samplers/normal_T_strided/{seed}", lambda: torch.normal(torch.ones(6, 4).t(), 2.0))
+        case(f"samplers/normal_out/{seed}", lambda: torch.normal(m, s, out=torch.empty(3)))
+        case(f"samplers/normal_out_Tf/{seed}", lambda: torch.normal(m[:3], 2.0, out=torch.empty(4, 3)))
+        case(f"samplers/poisson_gen/{seed}", lambda: torch.poisson(torch.full((9,), 4.2), generator=g))
+        case(f"samplers/poisson_strided/{seed}", lambda: torch.poisson(torch.full((4, 6), 12.0).t()))
     for name, f in {
         "uniform_ from>to": lambda: torch.empty(3).uniform_(3, 2),
         "uniform_ int64": lambda: torch.empty(3, dtype=torch.int64).uniform_(),
@@ -145,6 +159,13 @@ SNIPPET = textwrap.dedent(
         "cauchy_ sigma -1": lambda: torch.empty(3).cauchy_(0, -1),
         "geometric_ p 2.5": lambda: torch.empty(3).geometric_(2.5),
         "meta log_normal_ std -0.25": lambda: torch.empty(3, device="meta").log_normal_(1, -0.25),
+        "normal std<0 tensor": lambda: torch.normal(0.0, torch.tensor([1.0, -0.5])),
+        "normal std nan": lambda: torch.normal(torch.zeros(2), torch.tensor([1.0, float("nan")])),
+        "normal std complex": lambda: torch.normal(0.0, torch.ones(2, dtype=torch.complex64)),
+        "normal bad bcast": lambda: torch.normal(torch.zeros(3), torch.ones(2)),
+        "normal Tf std<0": lambda: torch.normal(torch.zeros(3), -1.0),
+        "poisson negative": lambda: torch.poisson(torch.tensor([1.0, -1.0])),
+        "poisson int": lambda: torch.poisson(torch.tensor([1, 2])),
         "meta cauchy_": lambda: torch.empty(3, device="meta").cauchy_(0, -1),
         "meta geometric_": lambda: torch.empty(3, device="meta").geometric_(2),
         "meta log_normal_ fine": lambda: torch.empty(3, device="meta").log_normal_().to("cpu").shape,
@@ -200,3 +221,22 @@ def test_the_default_generator_starts_unseeded_as_upstreams():
         assert first[0] != second[0], python
         assert first[1] == second[1]
     assert run_json(OURS, code)[1] == run_json(UPSTREAM, code)[1]
+
+
+def test_the_samplers_nodes_and_gradients_agree():
+    code = textwrap.dedent(
+        """
+        import json, torch
+        m = torch.zeros(3, requires_grad=True); s = torch.ones(3, requires_grad=True)
+        out = {}
+        for name, f in {"Tf": lambda: torch.normal(m, 1.0), "fT": lambda: torch.normal(0.0, s),
+                        "TT": lambda: torch.normal(m, s), "poisson": lambda: torch.poisson(s * 2)}.items():
+            y = f()
+            grads = torch.autograd.grad(y.sum(), [m, s], allow_unused=True)
+            out[name] = [y.grad_fn.name()] + [None if g is None else g.tolist() for g in grads]
+        print(json.dumps(out))
+        """
+    )
+    ours, upstream = run_json(OURS, code), run_json(UPSTREAM, code)
+    assert ours == upstream
+    assert upstream["TT"][0] == "NormalBackward3"

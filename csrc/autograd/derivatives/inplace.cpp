@@ -46,6 +46,16 @@ Grads overwritten_by_tensor_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+
+// normal with tensor arguments and poisson: samples, so their tensors get zeros of their own
+// shapes (upstream's zeros).
+Grads zeros_for_each(const Saved& s, const Grads& g) {
+  Grads out(s.metas.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    if (s.need(i)) out[i] = zeros(s.meta(i).sizes, g[0]->dtype(), g[0]->device());
+  return out;
+}
+
 }  // namespace
 
 // copy_, fill_ and zero_ hold for complex tensors as written (formula.h's TN_COMPLEX_READY).
@@ -88,6 +98,13 @@ TN_REGISTER_DERIVATIVE("aten::random_", {"RandomBackward2", {0}, {}, 0, overwrit
 TN_REGISTER_DERIVATIVE("aten::normal_", {"NormalBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::exponential_",
                        {"ExponentialBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::normal.Tensor_float",
+                       {"NormalBackward1", {0}, {}, 0, zeros_for_each});
+TN_REGISTER_DERIVATIVE("aten::normal.float_Tensor",
+                       {"NormalBackward2", {1}, {}, 0, zeros_for_each});
+TN_REGISTER_DERIVATIVE("aten::normal.Tensor_Tensor",
+                       {"NormalBackward3", {0, 1}, {}, 0, zeros_for_each});
+TN_REGISTER_DERIVATIVE("aten::poisson", {"PoissonBackward0", {0}, {}, 0, zeros_for_each});
 TN_REGISTER_DERIVATIVE("aten::cauchy_", {"CauchyBackward0", {0}, {}, 0, overwritten_backward});
 TN_REGISTER_DERIVATIVE("aten::log_normal_",
                        {"LogNormalBackward0", {0}, {}, 0, overwritten_backward});

@@ -1,7 +1,7 @@
 // In-place random samplers on dense CPU tensors: uniform_, exponential_, normal_, random_ (three
-// overloads), bernoulli_ (.float, .Tensor), cauchy_, log_normal_, geometric_. They draw from the MT19937 generator in upstream's
-// order and with its arithmetic, so a seeded sequence gives upstream's bits. Factories:
-// random_factories.cpp.
+// overloads), bernoulli_ (.float, .Tensor), cauchy_, log_normal_, geometric_; and poisson. They
+// draw from the MT19937 generator in upstream's order and with its arithmetic, so a seeded
+// sequence gives upstream's bits. Factories: random_factories.cpp.
 #include "kernels/cpu/random.h"
 
 #include <immintrin.h>
@@ -462,6 +462,63 @@ void geometric_cpu(Call& c) {
   c.ret(self);
 }
 
+// poisson(Tensor self, Generator? generator=None): per element of self (the rates), in the
+// order of a new contiguous result, upstream's sample_poisson: for a rate of 10 or more
+// Hoermann's transformed rejection, below it the product of uniforms against exp(-rate), 0 for
+// a rate of 0; upstream builds this file without FMA, and so is it computed here.
+int64_t sample_poisson(double lambda, Generator& g) {
+  TN_CHECK(lambda >= 0, "invalid Poisson rate, expected rate to be non-negative");
+  if (lambda >= 10) {
+    const double slam = std::sqrt(lambda), loglam = std::log(lambda);
+    const double b = 0.931 + 2.53 * slam;
+    const double a = -0.059 + 0.02483 * b;
+    const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    const double vr = 0.9277 - 3.6224 / (b - 2);
+    while (true) {
+      const double u = uniform53(g) - 0.5;
+      const double v = uniform53(g);
+      const double us = 0.5 - std::fabs(u);
+      const int64_t k = static_cast<int64_t>(std::floor((2 * a / us + b) * u + lambda + 0.43));
+      if (us >= 0.07 && v <= vr) return k;
+      if (k < 0 || (us < 0.013 && v > us)) continue;
+      if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <=
+          -lambda + static_cast<double>(k) * loglam - std::lgamma(static_cast<double>(k) + 1))
+        return k;
+    }
+  }
+  if (lambda == 0) return 0;
+  const double enlam = std::exp(-lambda);
+  int64_t x = 0;
+  double prod = 1.0;
+  while (true) {
+    prod *= uniform53(g);
+    if (prod > enlam) x += 1;
+    else return x;
+  }
+}
+template <bool kCpu>
+void poisson(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor out = call_tensor("aten::zeros", {Value::of_ints(self->sizes()),
+                                           Value::of_dtype(self->dtype()), Value{},
+                                           Value::of_device(self->device())});
+  c.ret(out);
+  if (!kCpu || self->numel() == 0) return;
+  Generator& g = generator_arg(c, 1);
+  const std::string& key = c.key();
+  dispatch_floating(self->dtype(), "poisson_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    const T* rates = static_cast<const T*>(self->dense_cpu_data(key.c_str()));
+    T* o = static_cast<T*>(out->dense_cpu_data(key.c_str()));
+    std::lock_guard<std::mutex> lock(g.mutex);
+    walk_like_iterator(out->sizes(), {out->strides(), self->strides()},
+                       [&](int64_t oi, int64_t si) {
+                         const double rate = static_cast<acc_t<T>>(rates[si]);
+                         o[oi] = from_int64<T>(sample_poisson(rate, g));
+                       });
+  });
+}
+
 // On meta: the checks alone.
 template <void (*kChecks)(const Call&, bool)>
 void checks_then_self(Call& c) {
@@ -823,6 +880,8 @@ TN_REGISTER_KERNEL("aten::uniform_", DenseCPU, uniform_cpu);
 TN_REGISTER_KERNEL("aten::uniform_", Meta, return_self);
 TN_REGISTER_KERNEL("aten::exponential_", DenseCPU, exponential_cpu);
 TN_REGISTER_KERNEL("aten::exponential_", Meta, exponential_meta);
+TN_REGISTER_KERNEL("aten::poisson", DenseCPU, poisson<true>);
+TN_REGISTER_KERNEL("aten::poisson", Meta, poisson<false>);
 TN_REGISTER_KERNEL("aten::cauchy_", DenseCPU, cauchy_cpu);
 TN_REGISTER_KERNEL("aten::cauchy_", Meta, checks_then_self<cauchy_checks>);
 TN_REGISTER_KERNEL("aten::log_normal_", DenseCPU, log_normal_cpu);

@@ -1,10 +1,12 @@
 // Random factories written over the in-place samplers (composites, so they serve meta too):
-// rand, randn, randint, randperm, the *_like forms, normal.float_float, bernoulli and
+// rand, randn, randint, randperm, the *_like forms, normal (every spelling), bernoulli and
 // bernoulli.p. Each allocates and then samples exactly as upstream's factory does.
+#include <algorithm>
 #include <limits>
 #include <mutex>
 
 #include "core/promotion.h"
+#include "kernels/composite/ops.h"
 #include "kernels/cpu/random.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
@@ -97,6 +99,94 @@ void normal_float_float(Call& c) {
   TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   Tensor t = empty_from_options(c, c.int_list(2), 4);
   c.ret(call_tensor("aten::normal_", {Value::of(t), c.arg(0), c.arg(1), c.arg(3)}));
+}
+
+// normal with tensor arguments (upstream's normal_out_impl): the output drawn as normal_(0, std)
+// then mean added (Tensor_float), or normal_(0, 1) then times std plus mean (float_Tensor: mean
+// as a 0-dim tensor of the output's dtype; Tensor_Tensor). A tensor std must be real and have
+// no element below 0 (nor NaN).
+void check_std_tensor(const Tensor& std) {
+  TN_CHECK(!is_complex(std->dtype()), "normal expects standard deviation to be non-complex");
+  if (std->numel() == 0 || std->device().type == DeviceType::Meta) return;
+  Tensor low = call_tensor("aten::min", {Value::of(std)});
+  Tensor ok =
+      call_tensor("aten::ge.Scalar", {Value::of(low), Value::of_scalar(Scalar::from_int(0))});
+  TN_CHECK(call("aten::_local_scalar_dense", {Value::of(ok)})[0].scalar.to_int() != 0,
+           "normal expects all elements of std >= 0.0");
+}
+Tensor contiguous_empty(const Dims& sizes, const Tensor& like) {
+  return call_tensor("aten::empty.memory_format",
+                     {Value::of_ints(sizes), Value::of_dtype(like->dtype()), none(),
+                      Value::of_device(like->device()), none(), none()});
+}
+Dims broadcast_of(const Dims& a, const Dims& b) {
+  size_t n = std::max(a.size(), b.size());
+  Dims r(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i + a.size() >= n ? a[i + a.size() - n] : 1;
+    int64_t y = i + b.size() >= n ? b[i + b.size() - n] : 1;
+    TN_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x, ") must match the size of "
+             "tensor b (", y, ") at non-singleton dimension ", i);
+    r[i] = x == 1 ? y : x;
+  }
+  return r;
+}
+// Fills out (already sized): kind 0 Tensor_float, 1 float_Tensor, 2 Tensor_Tensor.
+void fill_normal(const Tensor& out, const Value& mean, const Value& std, const Value& gen,
+                 int kind) {
+  const Value zero = Value::of_double(0);
+  if (kind == 0) {
+    call("aten::normal_", {Value::of(out), zero, std, gen});
+    call("aten::add_.Tensor", {Value::of(out), mean});
+    return;
+  }
+  call("aten::normal_", {Value::of(out), zero, Value::of_double(1), gen});
+  call("aten::mul_.Tensor", {Value::of(out), std});
+  if (kind == 1) {
+    // a 0-dim tensor of the output's dtype (the mean rounded to it), as upstream's at::full
+    Tensor m = call_tensor("aten::full", {Value::of_ints({}),
+                                          Value::of_scalar(Scalar::from_double(mean.d)),
+                                          Value::of_dtype(out->dtype()), none(),
+                                          Value::of_device(out->device())});
+    call("aten::add_.Tensor", {Value::of(out), Value::of(m)});
+  } else {
+    call("aten::add_.Tensor", {Value::of(out), mean});
+  }
+}
+template <int kKind>
+void normal_tensor(Call& c) {
+  Tensor out;
+  if (kKind == 0) {
+    const double std = c.to_double(1);
+    TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+    out = contiguous_empty(c.tensor(0)->sizes(), c.tensor(0));
+  } else if (kKind == 1) {
+    check_std_tensor(c.tensor(1));
+    out = contiguous_empty(c.tensor(1)->sizes(), c.tensor(1));
+  } else {
+    check_std_tensor(c.tensor(1));
+    Dims shape = broadcast_of(c.tensor(0)->sizes(), c.tensor(1)->sizes());
+    out = contiguous_empty(shape, c.tensor(0));
+  }
+  fill_normal(out, c.arg(0), c.arg(1), c.arg(2), kKind);
+  c.ret(out);
+}
+template <int kKind>
+void normal_tensor_out(Call& c) {
+  const Tensor& out = c.tensor(3);
+  Dims shape;
+  if (kKind == 0) {
+    const double std = c.to_double(1);
+    TN_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+    shape = broadcast_of(c.tensor(0)->sizes(), out->sizes());
+  } else {
+    check_std_tensor(c.tensor(1));
+    shape = kKind == 1 ? c.tensor(1)->sizes()
+                       : broadcast_of(c.tensor(0)->sizes(), c.tensor(1)->sizes());
+  }
+  ops::resize_out(out, shape);
+  fill_normal(out, c.arg(0), c.arg(1), c.arg(2), kKind);
+  c.ret(out);
 }
 
 // bernoulli(Tensor self, *, Generator? generator=None): self holds the probabilities.
@@ -199,6 +289,12 @@ TN_REGISTER_COMPOSITE("aten::randint_like.generator", (randint_like_impl<false, 
 TN_REGISTER_COMPOSITE("aten::randint_like.low_dtype", (randint_like_impl<true, -1>));
 TN_REGISTER_COMPOSITE("aten::randint_like.low_generator_dtype", (randint_like_impl<true, 3>));
 TN_REGISTER_COMPOSITE("aten::normal.float_float", normal_float_float);
+TN_REGISTER_COMPOSITE("aten::normal.Tensor_float", normal_tensor<0>);
+TN_REGISTER_COMPOSITE("aten::normal.float_Tensor", normal_tensor<1>);
+TN_REGISTER_COMPOSITE("aten::normal.Tensor_Tensor", normal_tensor<2>);
+TN_REGISTER_COMPOSITE("aten::normal.Tensor_float_out", normal_tensor_out<0>);
+TN_REGISTER_COMPOSITE("aten::normal.float_Tensor_out", normal_tensor_out<1>);
+TN_REGISTER_COMPOSITE("aten::normal.Tensor_Tensor_out", normal_tensor_out<2>);
 TN_REGISTER_COMPOSITE("aten::bernoulli", bernoulli_self);
 TN_REGISTER_COMPOSITE("aten::bernoulli.p", bernoulli_p);
 TN_REGISTER_KERNEL("aten::randperm", DenseCPU, (randperm_impl<-1, true>));
