@@ -1,5 +1,6 @@
 // Derivatives of fmax, fmin, copysign, nextafter, deg2rad, rad2deg, elu and celu (and their
-// in-place forms), threshold, hardshrink, softshrink, mish and glu (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
+// in-place forms), threshold, hardshrink, softshrink, mish, glu, atan2, hypot and
+// logaddexp(2) (kernels/cpu/elementwise_exact.cpp, kernels/composite/angles.cpp,
 // kernels/cpu/elementwise_activation.cpp): upstream's
 // derivatives.yaml formulas, step for step.
 #include "autograd/derivatives/helpers.h"
@@ -107,6 +108,39 @@ Grads mish_backward(const Saved& s, const Grads& g) {
 Grads glu_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::glu_backward", {V(g[0]), V(s.tensor(0)), s.arg(1)})};
 }
+// atan2(self, other): upstream's atan2_backward, grad * other * r and grad * -self * r with
+// r = 1 / (self * self + other * other).
+Grads atan2_backward(const Saved& s, const Grads& g) {
+  const Tensor &self = s.tensor(0), &other = s.tensor(1);
+  Tensor recip = call_tensor("aten::reciprocal", {V(add(mul(self, self), mul(other, other)))});
+  Grads out(2);
+  if (s.need(0)) out[0] = mul(mul(g[0], other), recip);
+  if (s.need(1)) out[1] = mul(mul(g[0], call_tensor("aten::neg", {V(self)})), recip);
+  return out;
+}
+// hypot(self, other): grad * self / result and grad * other / result.
+Grads hypot_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0)) out[0] = div(mul(g[0], s.tensor(0)), s.result(0));
+  if (s.need(1)) out[1] = div(mul(g[0], s.tensor(1)), s.result(0));
+  return out;
+}
+// logaddexp(self, other): grad / (1 + exp(other - self)) and grad / (1 + exp(self - other));
+// logaddexp2 with pow(2, .) for exp.
+template <bool kBase2>
+Grads logaddexp_backward(const Saved& s, const Grads& g) {
+  const Tensor &self = s.tensor(0), &other = s.tensor(1);
+  auto weight = [&](const Tensor& a, const Tensor& b) {
+    Tensor d = sub(a, b);
+    Tensor e = kBase2 ? call_tensor("aten::pow.Scalar", {S(Scalar::from_int(2)), V(d)})
+                      : call_tensor("aten::exp", {V(d)});
+    return call_tensor("aten::add.Scalar", {V(e), S(Scalar::from_int(1))});
+  };
+  Grads out(2);
+  if (s.need(0)) out[0] = div(g[0], weight(other, self));
+  if (s.need(1)) out[1] = div(g[0], weight(self, other));
+  return out;
+}
 
 }  // namespace
 
@@ -135,6 +169,12 @@ TN_REGISTER_DERIVATIVE("aten::softshrink", {"SoftshrinkBackward0", {0}, {{0}}, 0
                                            shrink_backward<kSoftshrinkBackward>});
 TN_REGISTER_DERIVATIVE("aten::mish", {"MishBackward0", {0}, {{0}}, 0, mish_backward});
 TN_REGISTER_DERIVATIVE("aten::glu", {"GluBackward0", {0}, {{0}}, 0, glu_backward});
+TN_REGISTER_DERIVATIVE("aten::atan2", {"Atan2Backward0", {0, 1}, {{0}, {1}}, 0, atan2_backward});
+TN_REGISTER_DERIVATIVE("aten::hypot", {"HypotBackward0", {0, 1}, {{0}, {1}}, 1, hypot_backward});
+TN_REGISTER_DERIVATIVE("aten::logaddexp", {"LogaddexpBackward0", {0, 1}, {{0}, {1}}, 0,
+                                          logaddexp_backward<false>});
+TN_REGISTER_DERIVATIVE("aten::logaddexp2", {"Logaddexp2Backward0", {0, 1}, {{0}, {1}}, 0,
+                                           logaddexp_backward<true>});
 TN_REGISTER_DERIVATIVE("aten::celu_", {"CeluBackward1", {0}, {}, 1, elu_backward<true, true>});
 
 }  // namespace tn::autograd

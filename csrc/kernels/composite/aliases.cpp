@@ -175,6 +175,9 @@ TN_REGISTER_COMPOSITE("aten::where.ScalarSelf", where_one_scalar<true>);
 
 // numpy's arc- names, swapaxes/swapdims, concat/concatenate, ger, and the torch.special names
 // of ops that exist under another name.
+TN_ALIAS(arctan2, "aten::arctan2", "aten::atan2");
+TN_ALIAS(arctan2_, "aten::arctan2_", "aten::atan2_");
+TN_ALIAS(arctan2_out, "aten::arctan2.out", "aten::atan2.out");
 TN_ALIAS(arccos, "aten::arccos", "aten::acos");
 TN_ALIAS(arccos_, "aten::arccos_", "aten::acos_");
 TN_ALIAS(arccos_out, "aten::arccos.out", "aten::acos.out");

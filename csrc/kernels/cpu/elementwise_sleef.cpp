@@ -36,6 +36,10 @@ float Sleef_erfcf1_u15purecfma(float);
 double Sleef_erfcd1_u15purecfma(double);
 float Sleef_lgammaf1_u10purecfma(float);
 double Sleef_lgammad1_u10purecfma(double);
+float Sleef_atan2f1_u10purecfma(float, float);
+double Sleef_atan2d1_u10purecfma(double, double);
+float Sleef_hypotf1_u05purecfma(float, float);
+double Sleef_hypotd1_u05purecfma(double, double);
 }
 #define TN_SLEEF(f, std_f) f
 #else
@@ -58,6 +62,14 @@ float exp2(float x) { return TN_SLEEF(Sleef_exp2f1_u10purecfma, std::exp2)(x); }
 double exp2(double x) { return TN_SLEEF(Sleef_exp2d1_u10purecfma, std::exp2)(x); }
 float expm1(float x) { return TN_SLEEF(Sleef_expm1f1_u10purecfma, std::expm1)(x); }
 double expm1(double x) { return TN_SLEEF(Sleef_expm1d1_u10purecfma, std::expm1)(x); }
+float atan2(float y, float x) { return TN_SLEEF(Sleef_atan2f1_u10purecfma, std::atan2)(y, x); }
+double atan2(double y, double x) {
+  return TN_SLEEF(Sleef_atan2d1_u10purecfma, std::atan2)(y, x);
+}
+float hypot(float x, float y) { return TN_SLEEF(Sleef_hypotf1_u05purecfma, std::hypot)(x, y); }
+double hypot(double x, double y) {
+  return TN_SLEEF(Sleef_hypotd1_u05purecfma, std::hypot)(x, y);
+}
 float log1p(float x) { return TN_SLEEF(Sleef_log1pf1_u10purecfma, std::log1p)(x); }
 double log1p(double x) { return TN_SLEEF(Sleef_log1pd1_u10purecfma, std::log1p)(x); }
 float tanh(float x) { return TN_SLEEF(Sleef_tanhf1_u10purecfma, std::tanh)(x); }
