@@ -172,10 +172,15 @@ void adaptive_avg_backward_rule2d(Call& c) {
 void adaptive_avg_backward_rule3d(Call& c) {
   const Tensor &go = c.tensor(0), &x = c.tensor(1);
   empty_output_check(go, "adaptive_avg_pool3d_backward");
-  int64_t gd = go->dim();
-  TN_CHECK(gd >= 3 && (x->dim() == 4 || x->dim() == 5) && gd == x->dim(),
-           "adaptive_avg_pool3d_backward(): Expected grad_output of the dimensions of self (4D "
-           "or 5D), but got grad_output ", dims_str(go->sizes()), " and self ",
+  int64_t gd = go->dim(), xd = x->dim();
+  // upstream reads self's sizes -4.. and grad_output's -3.. (IndexError), then compares ranks
+  for (const Tensor* t : {&x, &go})
+    TN_CHECK_KIND((*t)->dim() >= (t == &x ? 4 : 3), Index, "Dimension out of range (expected to "
+                  "be in range of [", -(*t)->dim(), ", ", (*t)->dim() - 1, "], but got ",
+                  t == &x ? -4 : -3, ")");
+  TN_CHECK(gd == xd, "adaptive_avg_pool3d_backward_out_cpu_template: Expected dimensions ", xd,
+           " for `gradOutput_` but got dimensions ", gd);
+  TN_CHECK(xd == 4 || xd == 5, "adaptive_avg_pool3d_backward(): Expected 4D or 5D self, but got ",
            dims_str(x->sizes()));
   Adaptive a = adaptive_geometry(
       x, Dims{go->size(gd - 3), go->size(gd - 2), go->size(gd - 1)}, true);
