@@ -53,6 +53,15 @@ case("g_elu_", lambda: grads(lambda t: F.elu(t * 1, 0.8, inplace=True), x[6:]))
 case("g_selu", lambda: grads(torch.selu, x[6:]))
 case("g_celu", lambda: grads(lambda t: torch.celu(t, 0.3), x[6:]))
 case("g_celu_", lambda: grads(lambda t: torch.celu_(t * 1, 0.3), x[6:]))
+def second_order(fn, v):  # the backward kernel's own gradient (double backward)
+    t = v.double().clone().requires_grad_()
+    w = torch.linspace(-1, 2, t.numel(), dtype=torch.float64).requires_grad_()
+    g, = torch.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
+    second = torch.autograd.grad((g * g.detach().cos()).sum(), [t, w], allow_unused=True)
+    return [g.grad_fn.name()] + [None if r is None else bits(r) for r in second]
+case("gg_elu", lambda: second_order(lambda t: F.elu(t, 0.7), x[7:40]))
+case("gg_elu_", lambda: second_order(lambda t: F.elu(t * 1, 0.7, inplace=True), x[7:40]))
+case("gg_celu", lambda: second_order(lambda t: torch.celu(t, 0.4), x[7:40]))
 print(json.dumps(out))
 """
 

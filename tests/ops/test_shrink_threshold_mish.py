@@ -69,6 +69,14 @@ case("g_threshold_", lambda: grads(lambda t: torch.threshold_(t * 1, 0.2, 3.0), 
 case("g_hardshrink", lambda: grads(lambda t: F.hardshrink(t, 0.4), xf))
 case("g_softshrink", lambda: grads(lambda t: F.softshrink(t, 0.4), xf))
 case("g_mish", lambda: grads(F.mish, xf))
+def second_order(fn, v):  # the backward kernel's own gradient (double backward)
+    t = v.double().clone().requires_grad_()
+    w = torch.linspace(-1, 2, t.numel(), dtype=torch.float64).requires_grad_()
+    g, = torch.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
+    second = torch.autograd.grad((g * g.detach().cos()).sum(), [t, w], allow_unused=True)
+    return [g.grad_fn.name()] + [None if r is None else bits(r) for r in second]
+case("gg_hardshrink", lambda: second_order(lambda t: F.hardshrink(t, 0.3), x[7:40]))
+case("gg_softshrink", lambda: second_order(lambda t: F.softshrink(t, 0.3), x[7:40]))
 print(json.dumps(out))
 """
 

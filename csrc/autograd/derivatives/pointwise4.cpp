@@ -141,6 +141,39 @@ Grads logaddexp_backward(const Saved& s, const Grads& g) {
   if (s.need(1)) out[1] = div(g[0], weight(self, other));
   return out;
 }
+// hardshrink_backward / softshrink_backward(grad_out, self, lambd): grad_out gets the same
+// kernel of the incoming gradient; self zeros.
+template <const char* kBackward>
+Grads shrink_backward_backward(const Saved& s, const Grads& g) {
+  Grads out(2);
+  if (s.need(0)) out[0] = call_tensor(kBackward, {V(g[0]), V(s.tensor(1)), s.arg(2)});
+  if (s.need(1)) out[1] = zeros(s.meta(1).sizes, g[0]->dtype(), g[0]->device());
+  return out;
+}
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+// grad_output gets elu_backward of the incoming gradient; self_or_result upstream's
+// elu_double_backward, grad * grad_output * input_scale (through elu_backward when it is self)
+// where self_or_result < 0.
+Grads elu_backward_backward(const Saved& s, const Grads& g) {
+  const Tensor& go = s.tensor(0);
+  const Tensor& x = s.tensor(5);
+  const bool is_result = s.to_bool(4);
+  Grads out(2);
+  if (s.need(0))
+    out[0] = call_tensor("aten::elu_backward",
+                         {V(g[0]), s.arg(1), s.arg(2), s.arg(3), s.arg(4), V(x)});
+  if (s.need(1)) {
+    Tensor prod = mul(mul(g[0], go), s.scalar(3));
+    if (!is_result)
+      prod = call_tensor("aten::elu_backward",
+                         {V(prod), s.arg(1), s.arg(2), s.arg(3), s.arg(4), V(x)});
+    Tensor negative = call_tensor("aten::type_as", {V(call_tensor("aten::lt.Scalar",
+                                                                  {V(x), S(Scalar::from_int(0))})),
+                                                    V(g[0])});
+    out[1] = mul(prod, negative);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -168,6 +201,14 @@ TN_REGISTER_DERIVATIVE("aten::hardshrink", {"HardshrinkBackward0", {0}, {{0}}, 0
 TN_REGISTER_DERIVATIVE("aten::softshrink", {"SoftshrinkBackward0", {0}, {{0}}, 0,
                                            shrink_backward<kSoftshrinkBackward>});
 TN_REGISTER_DERIVATIVE("aten::mish", {"MishBackward0", {0}, {{0}}, 0, mish_backward});
+TN_REGISTER_DERIVATIVE("aten::hardshrink_backward",
+                       {"HardshrinkBackwardBackward0", {0, 1}, {{1, 0}}, 0,
+                        shrink_backward_backward<kHardshrinkBackward>});
+TN_REGISTER_DERIVATIVE("aten::softshrink_backward",
+                       {"SoftshrinkBackwardBackward0", {0, 1}, {{1, 0}}, 0,
+                        shrink_backward_backward<kSoftshrinkBackward>});
+TN_REGISTER_DERIVATIVE("aten::elu_backward",
+                       {"EluBackwardBackward0", {0, 5}, {{0}, {5}}, 0, elu_backward_backward});
 TN_REGISTER_DERIVATIVE("aten::glu", {"GluBackward0", {0}, {{0}}, 0, glu_backward});
 TN_REGISTER_DERIVATIVE("aten::atan2", {"Atan2Backward0", {0, 1}, {{0}, {1}}, 0, atan2_backward});
 TN_REGISTER_DERIVATIVE("aten::hypot", {"HypotBackward0", {0, 1}, {{0}, {1}}, 1, hypot_backward});
