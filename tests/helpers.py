@@ -106,6 +106,30 @@ def case(name, fn):
         out[name] = ["raises", type(e).__name__, str(e)]
 """
 
+# For scripts that compare results bit for bit (after CASES_PRELUDE): bits(t) is a tensor's
+# dtype, shape ([strides] of its contiguous copy with strides=True) and every value's bit pattern,
+# so NaN payloads and signed zeros compare (nan_payload=False writes NaN as "nan", where which NaN
+# comes out is not claimed); integer and bool tensors as values. second_order(fn, v) is the
+# gradient of a first gradient (double backward) through both the input and the weights, in
+# float64.
+BITS_PRELUDE = r"""
+def bits(t, nan_payload=True, strides=False):
+    t = t.detach().contiguous()
+    if t.dtype == torch.bool or not t.is_floating_point():
+        return [str(t.dtype), t.tolist()]
+    w = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    b = t.view(w).flatten().tolist()
+    if not nan_payload:
+        b = ["nan" if v != v else x for v, x in zip(t.flatten().tolist(), b)]
+    return [str(t.dtype), list(t.shape)] + ([list(t.stride())] if strides else []) + [b]
+def second_order(fn, v):
+    t = v.double().clone().requires_grad_()
+    w = torch.linspace(-1, 2, t.numel(), dtype=torch.float64).requires_grad_()
+    g, = torch.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
+    second = torch.autograd.grad((g * g.detach().cos()).sum(), [t, w], allow_unused=True)
+    return [g.grad_fn.name()] + [None if r is None else bits(r) for r in second]
+"""
+
 # For gradient scripts run in two dtypes: `DTYPE_NAME` in the script is replaced by the dtype,
 # and torch.randn draws in float32 then widens, so both dtypes see the same values.
 SAME_VALUES_IN_DTYPE = r"""

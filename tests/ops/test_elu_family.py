@@ -10,14 +10,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
 
-EXACT = CASES_PRELUDE + r"""
+EXACT = CASES_PRELUDE + BITS_PRELUDE + r"""
 F = torch.nn.functional
-def bits(t):  # every value's bits, so NaN payloads and signed zeros compare
-    t = t.detach().contiguous()
-    w = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
-    return [str(t.dtype), list(t.shape), t.view(w).flatten().tolist()]
 x = torch.randn(1000) * 3
 x[:6] = torch.tensor([0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e-8])
 x2 = x.reshape(40, 25)
@@ -53,12 +49,6 @@ case("g_elu_", lambda: grads(lambda t: F.elu(t * 1, 0.8, inplace=True), x[6:]))
 case("g_selu", lambda: grads(torch.selu, x[6:]))
 case("g_celu", lambda: grads(lambda t: torch.celu(t, 0.3), x[6:]))
 case("g_celu_", lambda: grads(lambda t: torch.celu_(t * 1, 0.3), x[6:]))
-def second_order(fn, v):  # the backward kernel's own gradient (double backward)
-    t = v.double().clone().requires_grad_()
-    w = torch.linspace(-1, 2, t.numel(), dtype=torch.float64).requires_grad_()
-    g, = torch.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
-    second = torch.autograd.grad((g * g.detach().cos()).sum(), [t, w], allow_unused=True)
-    return [g.grad_fn.name()] + [None if r is None else bits(r) for r in second]
 case("gg_elu", lambda: second_order(lambda t: F.elu(t, 0.7), x[7:40]))
 case("gg_elu_", lambda: second_order(lambda t: F.elu(t * 1, 0.7, inplace=True), x[7:40]))
 case("gg_celu", lambda: second_order(lambda t: torch.celu(t, 0.4), x[7:40]))

@@ -10,14 +10,12 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
 
-SCRIPT = CASES_PRELUDE + r"""
+SCRIPT = CASES_PRELUDE + BITS_PRELUDE + r"""
+import functools
+bits = functools.partial(bits, strides=True)
 F = torch.nn.functional
-def bits(t):
-    t = t.detach().contiguous()
-    w = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
-    return [str(t.dtype), list(t.shape), list(t.stride()), t.view(w).flatten().tolist()]
 x = torch.randn(4, 38, 21) * 3
 x[0, 0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
 for dt in ["float32", "float64", "bfloat16", "float16"]:

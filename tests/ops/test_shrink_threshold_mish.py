@@ -11,19 +11,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
 
-EXACT = CASES_PRELUDE + r"""
+EXACT = CASES_PRELUDE + BITS_PRELUDE + r"""
 F = torch.nn.functional
-def bits(t, nan_payload=True):  # every value's bits, so NaN payloads and signed zeros compare
-    t = t.detach().contiguous()
-    if t.dtype == torch.bool or not t.is_floating_point():
-        return [str(t.dtype), t.tolist()]
-    w = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
-    b = t.view(w).flatten().tolist()
-    if not nan_payload:  # which NaN SLEEF's tanh and upstream's products leave is not claimed
-        b = ["nan" if v != v else x for v, x in zip(t.flatten().tolist(), b)]
-    return [str(t.dtype), list(t.shape), b]
 x = torch.randn(1000) * 3
 x[:7] = torch.tensor([0.0, -0.0, float("nan"), float("inf"), -float("inf"), 0.5, -0.5])
 x2 = x.reshape(40, 25)
@@ -69,12 +60,6 @@ case("g_threshold_", lambda: grads(lambda t: torch.threshold_(t * 1, 0.2, 3.0), 
 case("g_hardshrink", lambda: grads(lambda t: F.hardshrink(t, 0.4), xf))
 case("g_softshrink", lambda: grads(lambda t: F.softshrink(t, 0.4), xf))
 case("g_mish", lambda: grads(F.mish, xf))
-def second_order(fn, v):  # the backward kernel's own gradient (double backward)
-    t = v.double().clone().requires_grad_()
-    w = torch.linspace(-1, 2, t.numel(), dtype=torch.float64).requires_grad_()
-    g, = torch.autograd.grad((fn(t) * w).sum(), [t], create_graph=True)
-    second = torch.autograd.grad((g * g.detach().cos()).sum(), [t, w], allow_unused=True)
-    return [g.grad_fn.name()] + [None if r is None else bits(r) for r in second]
 case("gg_hardshrink", lambda: second_order(lambda t: F.hardshrink(t, 0.3), x[7:40]))
 case("gg_softshrink", lambda: second_order(lambda t: F.softshrink(t, 0.3), x[7:40]))
 print(json.dumps(out))
