@@ -124,6 +124,19 @@ Grads xlogy_backward(const Saved& s, const Grads& g) {
   if (s.need(1)) out[1] = div(mul(g[0], x), y);
   return out;
 }
+// xlogy.Scalar_Self(self, other): other gets grad * self / other.
+Grads xlogy_scalar_self_backward(const Saved& s, const Grads& g) {
+  return {div(call_tensor("aten::mul.Scalar", {V(g[0]), S(s.scalar(0))}), s.tensor(1))};
+}
+// xlogy.Scalar_Other(self, other): self gets xlogy(grad, other), zeroed where self == 0 unless
+// other > 0.
+Grads xlogy_scalar_other_backward(const Saved& s, const Grads& g) {
+  const Scalar other = s.scalar(1);
+  Tensor r = call_tensor("aten::xlogy.Scalar_Other", {V(g[0]), S(other)});
+  if (other.to_double() > 0.) return {r};
+  Tensor zero = call_tensor("aten::eq.Scalar", {V(s.tensor(0)), S(0.0)});
+  return {call_tensor("aten::masked_fill.Scalar", {V(r), V(zero), S(0.0)})};
+}
 
 // soft_margin_loss(self, target, reduction): self gets soft_margin_loss_backward(grad, self,
 // target, reduction); target is not differentiated upstream either.
@@ -163,6 +176,10 @@ TN_REGISTER_DERIVATIVE("aten::nll_loss2d_forward",
                         0b10, {2}});
 TN_REGISTER_DERIVATIVE("aten::xlogy.Tensor",
                        {"XlogyBackward0", {0, 1}, {{0}, {1}}, 0, xlogy_backward});
+TN_REGISTER_DERIVATIVE("aten::xlogy.Scalar_Self",
+                       {"XlogyBackward1", {1}, {{1}}, 0, xlogy_scalar_self_backward});
+TN_REGISTER_DERIVATIVE("aten::xlogy.Scalar_Other",
+                       {"XlogyBackward2", {0}, {{0}}, 0, xlogy_scalar_other_backward});
 TN_REGISTER_DERIVATIVE("aten::soft_margin_loss",
                        {"SoftMarginLossBackward0", {0}, {{0}, {1}}, 0, soft_margin_backward, 0,
                         {1}});

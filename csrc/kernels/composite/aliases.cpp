@@ -235,6 +235,12 @@ TN_ALIAS(sp_softmax, "aten::special_softmax", "aten::softmax.int");
 TN_ALIAS(sp_logsumexp, "aten::special_logsumexp", "aten::logsumexp");
 TN_ALIAS(sp_logsumexp_out, "aten::special_logsumexp.out", "aten::logsumexp.out");
 TN_ALIAS(sp_xlogy, "aten::special_xlogy", "aten::xlogy.Tensor");
+TN_ALIAS(sp_xlogy_ss, "aten::special_xlogy.self_scalar", "aten::xlogy.Scalar_Self");
+TN_ALIAS(sp_xlogy_os, "aten::special_xlogy.other_scalar", "aten::xlogy.Scalar_Other");
+TN_ALIAS(sp_xlogy_out, "aten::special_xlogy.out", "aten::xlogy.OutTensor");
+TN_ALIAS(sp_xlogy_ss_out, "aten::special_xlogy.self_scalar_out", "aten::xlogy.OutScalar_Self");
+TN_ALIAS(sp_xlogy_os_out, "aten::special_xlogy.other_scalar_out",
+         "aten::xlogy.OutScalar_Other");
 
 // special_ndtr(Tensor self) and .out: (1 + erf(x / sqrt(2))) / 2, as upstream's calc_ndtr
 // writes it (x * M_SQRT1_2, then + 1, then * 0.5).

@@ -4,6 +4,7 @@
 // 2/n * (x - t) * grad). The nll kernels themselves are in cpu/nn_loss.cpp.
 #include <limits>
 
+#include "core/promotion.h"
 #include "kernels/composite/ops.h"
 #include "kernels/rules/elementwise.h"
 
@@ -185,12 +186,32 @@ void mse_loss(Call& c) {
 TN_REGISTER_COMPOSITE("aten::mse_loss", mse_loss);
 
 // mse_loss_backward(grad_output, self, target, reduction): norm * (self - target) * grad, norm
-// = 2/numel (mean) or 2, in upstream's order.
+// = 2/numel (mean) or 2, in upstream's order. Upstream's kernel converts norm to the element
+// type: integer inputs scale by the truncated norm (0 for a mean over more than two elements)
+// and stay integers.
 void mse_loss_backward(Call& c) {
   const Tensor& self = c.tensor(1);
+  // Upstream's iterator: the inputs' common dtype, safely castable to self's (the output's),
+  // then a kernel for the real dtypes but bool.
+  ResultType rt;
+  for (int i : {1, 2, 0}) rt.add_tensor(c.tensor(i)->dtype(), c.tensor(i)->dim() == 0);
+  const ScalarType common = rt.result();
+  TN_CHECK(can_cast(common, self->dtype()), "result type ", enum_name(common),
+           " can't be cast to the desired output type ", enum_name(self->dtype()));
+  TN_CHECK_KIND(!is_complex(common) && common != ScalarType::Bool, NotImplemented,
+                "\"mse_backward_cpu_out\" not implemented for '", enum_name(common), "'");
   double norm = c.to_int(3) == kMean ? 2.0 / static_cast<double>(self->numel()) : 2.0;
   Tensor d = call_tensor("aten::sub.Tensor", {c.arg(1), c.arg(2)});
-  c.ret(mul(mul(d, norm), c.tensor(0)));
+  Tensor r;
+  if (is_floating(d->dtype()) || is_complex(d->dtype())) {
+    r = mul(mul(d, norm), c.tensor(0));
+  } else {
+    Value inorm = Value::of_scalar(Scalar::from_int(static_cast<int64_t>(norm)));
+    r = mul(call_tensor("aten::mul.Scalar", {t(d), inorm}), c.tensor(0));
+  }
+  // Computed in the common dtype, written in self's (upstream's output is zeros_like(self)).
+  if (r->dtype() == self->dtype()) return c.ret(r);
+  c.ret(call_tensor("aten::_to_copy", {t(r), Value::of_dtype(self->dtype())}));
 }
 TN_REGISTER_COMPOSITE("aten::mse_loss_backward", mse_loss_backward);
 

@@ -7,6 +7,10 @@
 //                        itself where a and b are the same infinity. Upstream's scalar path
 //                        takes std::max (a NaN second operand loses), its vector path maximum
 //                        (NaN wins).
+//   xlogy(self, other)   a float op: self * log(other), 0 where self is 0, NaN where other is
+//                        NaN; upstream's scalar loop only (std::log; for the 16-bit floats
+//                        the log is rounded to the type, then the product in float rounded
+//                        again). Scalar operands are wrapped numbers.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -113,6 +117,29 @@ TN_REGISTER_ELEMENTWISE("aten::logaddexp", kLae, logaddexp_compute<false>);
 TN_REGISTER_ELEMENTWISE("aten::logaddexp.out", kLaeO, logaddexp_compute<false>);
 TN_REGISTER_ELEMENTWISE("aten::logaddexp2", kLae2, logaddexp_compute<true>);
 TN_REGISTER_ELEMENTWISE("aten::logaddexp2.out", kLae2O, logaddexp_compute<true>);
+
+void xlogy_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "xlogy_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    ew_run<T, T, T>(it, [](A x, A y) {
+      if (y != y) return std::numeric_limits<A>::quiet_NaN();
+      if (x == A(0)) return A(0);
+      return A(x * A(T(std::log(y))));  // the log rounded to T first, as upstream's
+    });
+  });
+}
+constexpr EwRule kXlogy = ew_rule(2, V::Functional, D::CommonFloat, O::SafeCast);
+constexpr EwRule kXlogyI = ew_rule(2, V::InPlace, D::CommonFloat, O::SafeCast);
+constexpr EwRule kXlogyO = ew_rule(2, V::Out, D::CommonFloat, O::SafeCast);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.Tensor", kXlogy, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.Scalar_Self", kXlogy, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.Scalar_Other", kXlogy, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy_.Tensor", kXlogyI, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy_.Scalar_Other", kXlogyI, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.OutTensor", kXlogyO, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.OutScalar_Self", kXlogyO, xlogy_compute);
+TN_REGISTER_ELEMENTWISE("aten::xlogy.OutScalar_Other", kXlogyO, xlogy_compute);
 
 }  // namespace
 }  // namespace tn

@@ -195,7 +195,7 @@ T identity_of(Combine how) {
   if constexpr (is_float_like_v<T>) {
     if (how == Combine::Max) return T(-std::numeric_limits<A>::infinity());
     if (how == Combine::Min) return T(std::numeric_limits<A>::infinity());
-  } else if constexpr (!std::is_same_v<T, bool>) {
+  } else {  // bool too: amin starts at true, amax at false
     if (how == Combine::Max) return std::numeric_limits<T>::lowest();
     if (how == Combine::Min) return std::numeric_limits<T>::max();
   }

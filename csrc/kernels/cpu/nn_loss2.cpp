@@ -3,7 +3,7 @@
 // SLEEF's exp and log1p as upstream's vector body calls them; 16-bit floats in float),
 // log_sigmoid_backward, binary_cross_entropy (the log clamped at -100, weight, reduction by our
 // mean/sum), binary_cross_entropy_backward, smooth_l1_loss and huber_loss with their backward
-// kernels, and xlogy.Tensor (kl_div's). Float dtypes only, refused by name otherwise.
+// kernels. Float dtypes only, refused by name otherwise.
 // Not here: binary_cross_entropy_with_logits and the other composites (composite/loss2.cpp).
 #include <algorithm>
 #include <cmath>
@@ -294,33 +294,6 @@ void huber_backward_cpu(Call& c) {
   }));
 }
 TN_REGISTER_KERNEL("aten::huber_loss_backward", DenseCPU, huber_backward_cpu);
-
-// xlogy.Tensor(self, other): self * log(other), 0 where self is 0, NaN where other is NaN
-// (upstream's scalar kernel, std::log); kl_div's composite reaches it. Operands of one floating
-// dtype (mixed dtypes refuse by name: no type promotion here yet).
-void xlogy_cpu(Call& c) {
-  const std::string& key = c.key();
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
-  TN_CHECK_KIND(a->dtype() == b->dtype(), NotImplemented, "torchnative: aten::xlogy.Tensor of ",
-                enum_name(a->dtype()), " and ", enum_name(b->dtype()),
-                " (type promotion) is not implemented");
-  Dims shape = broadcast_shapes(a->sizes(), b->sizes());
-  Tensor x = dense_as(a, shape, key), y = dense_as(b, shape, key);
-  Tensor out = empty_tensor(shape, a->dtype(), a->device());
-  floating(a->dtype(), key, "xlogy_cpu", [&](auto z) {
-    using T = decltype(z);
-    using A = acc_t<T>;
-    const T *px = data_of<T>(x, key), *py = data_of<T>(y, key);
-    T* po = data_of<T>(out, key);
-    for (int64_t i = 0; i < out->numel(); ++i) {
-      A u = static_cast<A>(px[i]), v = static_cast<A>(py[i]);
-      po[i] = v != v ? T(std::numeric_limits<A>::quiet_NaN()) : u == A(0) ? T(A(0))
-                                                              : T(u * std::log(v));
-    }
-  });
-  c.ret(out);
-}
-TN_REGISTER_KERNEL("aten::xlogy.Tensor", DenseCPU, xlogy_cpu);
 
 }  // namespace
 }  // namespace tn

@@ -286,19 +286,30 @@ TN_REGISTER_COMPOSITE("aten::prod.int_out", dims_dtype_out<kProdDim>);
 
 // --- any / all: bool results, except uint8 inputs give uint8 (as upstream) -------------------
 
+// The dims any / all reduce: as the other reductions, except that an empty list (all.dims with
+// dim=[]) reduces none, as upstream's (each element's truth); None reduces every dim.
+template <ReduceArgs (*Parse)(const Call&)>
+std::vector<bool> logical_mask(const Call& c, const ReduceArgs& a) {
+  const int64_t nd = c.tensor(0)->dim();
+  if (Parse == args_dims_nodtype && !c.arg(1).is_none() && a.dims.empty())
+    return std::vector<bool>(static_cast<size_t>(nd), false);
+  return reduce_mask(nd, a.dims);
+}
+
 template <bool IsAny, ReduceArgs (*Parse)(const Call&)>
 void logical_rule(Call& c) {
   const Tensor& self = c.tensor(0);
   check_supported(self, c.key(), /*allow_complex32=*/true);
   ScalarType dt = self->dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  c.ret(alloc_reduced(self, Parse(c), dt));
+  ReduceArgs a = Parse(c);
+  c.ret(new_on(self, reduced_sizes(self->sizes(), logical_mask<Parse>(c, a), a.keepdim), dt));
 }
 
 template <bool IsAny, ReduceArgs (*Parse)(const Call&)>
 void logical_cpu(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.results[0].tensor;
-  ReduceGeom g = reduce_geom(self, reduce_mask(self->dim(), Parse(c).dims));
+  ReduceGeom g = reduce_geom(self, logical_mask<Parse>(c, Parse(c)));
   const std::string& key = c.key();
   std::vector<uint8_t> r(g.outer.size());
   dispatch_dtype_complex32(self->dtype(), key, [&](auto zero) {
@@ -338,6 +349,31 @@ TN_REGISTER_STRUCTURED("aten::all.dim", (logical_rule<false, args_int_dim>),
                        (logical_cpu<false, args_int_dim>));
 TN_REGISTER_STRUCTURED("aten::all.dims", (logical_rule<false, args_dims_nodtype>),
                        (logical_cpu<false, args_dims_nodtype>));
+
+// The out= spellings (all.out / .dims_out / .all_out, any's): out must be bool or uint8 and
+// takes the result in its own dtype (upstream computes in out's dtype: a uint8 input may fill a
+// bool out), resized as resize_output does.
+template <bool IsAny, const char* Functional>
+void logical_out(Call& c) {
+  const Tensor& out = c.tensor(c.args.size() - 1);
+  TN_CHECK(out->dtype() == ScalarType::Bool || out->dtype() == ScalarType::Byte,
+           IsAny ? "any" : "all", " only supports bool tensor for result, got: ",
+           enum_name(out->dtype()));
+  std::vector<Value> args(c.args.begin(), c.args.end() - 1);
+  Tensor r = call_tensor(Functional, args);
+  check_out_device(out, r->device());
+  resize_out(out, r->sizes());
+  call("aten::copy_", {Value::of(out), Value::of(r)});
+  c.ret(out);
+}
+constexpr char kAnyAll[] = "aten::any", kAnyDim[] = "aten::any.dim", kAnyDims[] = "aten::any.dims";
+constexpr char kAllAll[] = "aten::all", kAllDim[] = "aten::all.dim", kAllDims[] = "aten::all.dims";
+TN_REGISTER_COMPOSITE("aten::any.all_out", (logical_out<true, kAnyAll>));
+TN_REGISTER_COMPOSITE("aten::any.out", (logical_out<true, kAnyDim>));
+TN_REGISTER_COMPOSITE("aten::any.dims_out", (logical_out<true, kAnyDims>));
+TN_REGISTER_COMPOSITE("aten::all.all_out", (logical_out<false, kAllAll>));
+TN_REGISTER_COMPOSITE("aten::all.out", (logical_out<false, kAllDim>));
+TN_REGISTER_COMPOSITE("aten::all.dims_out", (logical_out<false, kAllDims>));
 
 // --- cumsum and cumprod: a sequential scan in upstream's CPU accumulation type (float scans in
 // double), so results are expected to be bit-identical to upstream's scalar scan. A complex
