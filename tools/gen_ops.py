@@ -58,6 +58,10 @@ def main() -> int:
             diff = differentiable[key]
         elif functional in differentiable:
             diff = differentiable[functional]
+        elif "generated" in f.tags and _inplace_key(f) in differentiable:
+            # A functional form torchgen generates from an in-place op (zero, uniform, random)
+            # takes the in-place op's formula, as upstream's autograd codegen matches it.
+            diff = differentiable[_inplace_key(f)]
         elif str(f.func.name.name).startswith("_foreach_") and key not in out_of:
             # Upstream derives a foreach op's derivative from its per-tensor op's formula
             # (foreach_derivatives below); an in-place one it cannot derive records its
@@ -237,6 +241,12 @@ def _functional_key(f, key: str) -> str:
         return key
     base = str(name.name.base)
     return base + ("." + name.overload_name if name.overload_name else "")
+
+
+def _inplace_key(f) -> str:
+    """zero -> zero_, random.to -> random_.to: the in-place overload a functional one mirrors."""
+    name = f.func.name
+    return f"{name.name.base}_" + ("." + name.overload_name if name.overload_name else "")
 
 
 def out_variants(native_functions) -> dict[str, str]:

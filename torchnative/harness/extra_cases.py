@@ -72,6 +72,12 @@ def written(dtype):
     return {**foreach_written(dtype), **{
         "aten.pow.Scalar": ((2, a), {}),
         "aten.pow.Scalar_out": ((2, a), {"out": Out()}),
+        # (a float32 result for both draws' dtypes; no functional overload names these outs)
+        "aten.xlogy.OutScalar_Self": ((2, a), {"out": torch.zeros(0)}),
+        "aten.xlogy.OutScalar_Other": ((a, 3), {"out": torch.zeros(0)}),
+        "aten.random.from": ((a, -5, 9), {}),
+        "aten.scatter.value_reduce_out": ((a, 0, torch.tensor([[0, 1], [1, 0]]), 2.0),
+                                          {"reduce": "add", "out": Out()}),
         "aten.remainder.Scalar_Tensor": ((5, a), {}),
         "aten.remainder.Scalar_Tensor_out": ((5, a), {"out": Out()}),
         "aten.bitwise_and.Scalar_Tensor": ((6, a), {}),

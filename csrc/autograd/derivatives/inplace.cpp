@@ -66,6 +66,30 @@ TN_REGISTER_DERIVATIVE("aten::fill_.Scalar", {"FillBackward2", {0}, {}, 0, overw
 TN_REGISTER_DERIVATIVE("aten::fill_.Tensor",
                        {"FillBackward3", {0, 1}, {}, 0, fill_tensor_backward});
 TN_REGISTER_DERIVATIVE("aten::zero_", {"ZeroBackward0", {0}, {}, 0, overwritten_backward});
+// Their functional forms: fill and zero give zeros; copy has no formula upstream (its node is
+// the engine's NotImplemented, which raises when reached).
+static Grads copy_functional_backward(const Saved&, const Grads&) {
+  TN_FAIL(Runtime, "derivative for aten::copy is not implemented");
+}
+TN_REGISTER_DERIVATIVE("aten::fill.Scalar", {"FillBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::zero", {"ZeroBackward0", {0}, {}, 0, overwritten_backward});
+// The samplers' functional forms (composite/functional_forms.cpp): the in-place formulas.
+TN_REGISTER_DERIVATIVE("aten::random.from",
+                       {"RandomBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::random.to", {"RandomBackward1", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::random", {"RandomBackward2", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::exponential",
+                       {"ExponentialBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::cauchy", {"CauchyBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::log_normal",
+                       {"LogNormalBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::geometric",
+                       {"GeometricBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::uniform", {"UniformBackward0", {0}, {}, 0, overwritten_backward});
+TN_REGISTER_DERIVATIVE("aten::bernoulli.Tensor",
+                       {"BernoulliBackward1", {0, 1}, {}, 0, overwritten_by_tensor_backward});
+TN_REGISTER_DERIVATIVE("aten::copy", {"torch::autograd::NotImplemented", {0, 1}, {}, 0,
+                                      copy_functional_backward});
 // The in-place comparisons (their out-of-place forms have no differentiable output).
 TN_REGISTER_DERIVATIVE("aten::eq_.Scalar",
                        {"EqBackward0", {0}, {}, 0, overwritten_backward});

@@ -97,5 +97,26 @@ void zero_(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::zero_", zero_);
 
+// The functional forms functionalization and the foreach ops' slow paths call:
+// copy(self, src, non_blocking) -> a new tensor with self's geometry (sizes and strides, as
+// upstream's clone_preserve_strides) holding src broadcast and converted;
+// fill.Scalar(self, value) -> empty_like(self) filled with value (zero's is
+// composite/functional_forms.cpp's).
+void copy_functional(Call& c) {
+  const Tensor& self = c.tensor(0);
+  Tensor r = call_tensor("aten::empty_strided",
+                         {Value::of_ints(self->sizes()), Value::of_ints(self->strides()),
+                          Value::of_dtype(self->dtype()), Value{},
+                          Value::of_device(self->device())});
+  call("aten::copy_", {Value::of(r), c.arg(1), c.arg(2)});
+  c.ret(r);
+}
+void fill_functional(Call& c) {
+  Tensor r = call_tensor("aten::empty_like", {c.arg(0)});
+  c.ret(call_tensor("aten::fill_.Scalar", {Value::of(r), c.arg(1)}));
+}
+TN_REGISTER_COMPOSITE("aten::copy", copy_functional);
+TN_REGISTER_COMPOSITE("aten::fill.Scalar", fill_functional);
+
 }  // namespace
 }  // namespace tn

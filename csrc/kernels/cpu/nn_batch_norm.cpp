@@ -387,6 +387,13 @@ void batch_norm_rule(Call& c) {
            "running_mean must be defined in evaluation mode");
   TN_CHECK(!train || x->numel() != 0, "input tensor must have at least one element, but got "
            "input_sizes = ", dims_str(x->sizes()));
+  // Upstream's kernel reads the running statistics through 1-d accessors (weight and bias by
+  // their elements).
+  for (size_t i = 3; i <= 4; ++i) {
+    const Tensor* t = c.optional_tensor(i);
+    TN_CHECK(!t || (*t)->dim() == 1, "TensorAccessor expected 1 dims but tensor has ",
+             (*t)->dim());
+  }
   c.ret(new_on(x, x->sizes(), x->dtype()));
   c.ret(new_on(x, Dims{train ? ch : 0}, st));
   c.ret(new_on(x, Dims{train ? ch : 0}, st));
