@@ -317,6 +317,7 @@ def written(dtype):
         **rnn_written(),
         **linalg_written(dtype),
         **pool_written(),
+        **upsample_aa_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -375,6 +376,29 @@ def pool_written():
         "aten.avg_pool3d_backward.default": (
             (torch.randn(1, 2, 2, 2, 3, generator=g), vol, [2], [1, 2, 2], [0, 1, 1], True,
              False, None), {}),
+    }
+
+
+def upsample_aa_written():
+    """The antialiased interpolations no OpInfo sample reaches (bicubic, the backward kernels
+    and the out= spellings): a 1x2x9x11 image shrunk to 4x5 (the support widens) and grown to
+    12x13, in float32 on their own generator."""
+    g = torch.Generator().manual_seed(12)
+    img = torch.randn(1, 2, 9, 11, generator=g)
+    small, big = torch.randn(1, 2, 4, 5, generator=g), torch.randn(1, 2, 12, 13, generator=g)
+    return {
+        "aten._upsample_bicubic2d_aa.default": ((img, [4, 5], False), {}),
+        "aten._upsample_bicubic2d_aa.vec": ((img, None, True, [1.4, 0.6]), {}),
+        "aten._upsample_bicubic2d_aa_backward.default": (
+            (big, [12, 13], [1, 2, 9, 11], True, None, None), {}),
+        "aten._upsample_bilinear2d_aa_backward.default": (
+            (small, [4, 5], [1, 2, 9, 11], False, 0.5, None), {}),
+        "aten._upsample_bilinear2d_aa.out": ((img, [4, 5], False), {"out": Out()}),
+        "aten._upsample_bicubic2d_aa.out": ((img, [12, 13], True), {"out": Out()}),
+        "aten._upsample_bilinear2d_aa_backward.grad_input": (
+            (small, [4, 5], [1, 2, 9, 11], False), {"grad_input": Out()}),
+        "aten._upsample_bicubic2d_aa_backward.grad_input": (
+            (small, [4, 5], [1, 2, 9, 11], True, 0.4, 0.45), {"grad_input": Out()}),
     }
 
 

@@ -25,8 +25,10 @@
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
+#include "kernels/composite/pad_layout.h"
 #include "kernels/composite/shape_util.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/upsample_uint8.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
@@ -184,10 +186,12 @@ void check_sizes(const Dims& in, const Dims& out_size, int nd, Mode m) {
   (void)m;
 }
 
-// The dtypes each kernel computes: the floating ones, and uint8 for the nearest forwards.
+// The dtypes each kernel computes: the floating ones, and uint8 for the nearest forwards and
+// the 2-d bilinear / bicubic ones (kernels/cpu/upsample_aa.cpp).
 void check_dtype(ScalarType dt, Mode m, int nd, bool backward) {
   const bool nearest = m == Mode::Nearest || m == Mode::NearestExact;
-  const bool ok = is_floating(dt) || (nearest && !backward && dt == ScalarType::Byte);
+  const bool u8 = nearest || nd == 2;
+  const bool ok = is_floating(dt) || (u8 && !backward && dt == ScalarType::Byte);
   std::string name = backward ? (nd == 3 || m == Mode::NearestExact
                                      ? std::string(op_name(m, nd)) + "_backward"
                                      : std::string(op_name(m, nd)))
@@ -346,9 +350,19 @@ void upsample(Call& c) {
   Dims shape{x->size(0), x->size(1)};
   shape.insert(shape.end(), out_size.begin(), out_size.end());
   Tensor out = new_on(x, shape, x->dtype());
-  if constexpr (Fill)
+  if constexpr (Fill) {
+    if constexpr (ND == 2 && (M == Mode::Linear || M == Mode::Cubic))
+      if (x->dtype() == ScalarType::Byte) {  // in the layout x suggests, as upstream's
+        Tensor o = ops::empty_strided(shape, pad_strides_like(x, shape), x->dtype(),
+                                      x->device());
+        upsample_uint8_2d(x, o, M == Mode::Cubic, false, align, opt_double(c, s0),
+                          opt_double(c, s0 + 1), c.key());
+        c.ret(o);
+        return;
+      }
     if (out->numel() > 0)
       interpolate(x, out, M, ND, align, scales_from(c, s0, ND), c.key());
+  }
   c.ret(out);
 }
 
