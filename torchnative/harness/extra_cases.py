@@ -318,6 +318,7 @@ def written(dtype):
         **linalg_written(dtype),
         **pool_written(),
         **upsample_aa_written(),
+        **ctc_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -399,6 +400,36 @@ def upsample_aa_written():
             (small, [4, 5], [1, 2, 9, 11], False), {"grad_input": Out()}),
         "aten._upsample_bicubic2d_aa_backward.grad_input": (
             (small, [4, 5], [1, 2, 9, 11], True, 0.4, 0.45), {"grad_input": Out()}),
+    }
+
+
+def ctc_written():
+    """CTC loss's overloads: OpInfo's samples (50 x 16 x 20 log-probabilities) are past the
+    draw's size limit. float32, on their own generator; _ctc_loss's cases give every item the
+    full input and target length, so log_alpha has no cell upstream leaves uninitialised."""
+    g = torch.Generator().manual_seed(12)
+    lp = torch.randn(8, 3, 5, generator=g).log_softmax(2)
+    tg = torch.randint(1, 5, (3, 4), generator=g)
+    il, tl = [8, 6, 3], [4, 2, 0]
+    cat = torch.cat([tg[0, :3], tg[1, :3], tg[2, :3]])
+    nll, la = torch.ops.aten._ctc_loss(lp, tg, il, tl, 0, True)
+    grad = torch.randn(3, generator=g)
+    bwd = (grad, lp, tg, il, tl, nll, la, 0, True)
+    return {
+        "aten.ctc_loss.IntList": ((lp, tg, il, tl, 0, 2, False), {}),
+        "aten.ctc_loss.Tensor": ((lp, tg.int(), torch.tensor(il), torch.tensor(tl), 0, 1, True),
+                                 {}),
+        "aten._ctc_loss.default": ((lp, cat, [8, 8, 8], [3, 3, 3], 0, False), {}),
+        "aten._ctc_loss.Tensor": ((lp, tg, torch.tensor([8] * 3), torch.tensor([4] * 3), 2),
+                                  {}),
+        "aten._ctc_loss.out": ((lp, tg.int(), [8, 8, 8], [4, 4, 4]),
+                               {"out0": Out(), "out1": Out()}),
+        "aten._ctc_loss.Tensor_out": ((lp, cat, torch.tensor([8] * 3), torch.tensor([3] * 3)),
+                                      {"out0": Out(), "out1": Out()}),
+        "aten._ctc_loss_backward.default": (bwd, {}),
+        "aten._ctc_loss_backward.Tensor": (
+            (grad, lp, tg, torch.tensor(il), torch.tensor(tl), nll, la, 0, False), {}),
+        "aten._ctc_loss_backward.out": (bwd, {"out": Out()}),
     }
 
 
