@@ -319,6 +319,7 @@ def written(dtype):
         **pool_written(),
         **upsample_aa_written(),
         **ctc_written(),
+        **embedding_bag_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -430,6 +431,31 @@ def ctc_written():
         "aten._ctc_loss_backward.Tensor": (
             (grad, lp, tg, torch.tensor(il), torch.tensor(tl), nll, la, 0, False), {}),
         "aten._ctc_loss_backward.out": (bwd, {"out": Out()}),
+    }
+
+
+def embedding_bag_written():
+    """embedding_bag's kernels' out= spellings and its backward kernels called directly (the
+    functional form reaches embedding_bag.padding_idx only), float32 on their own generator:
+    bags [1, 5], [], [2, 2, 0], [3, 5] of a 6 x 4 table."""
+    g = torch.Generator().manual_seed(12)
+    w, grad = torch.randn(6, 4, generator=g), torch.randn(4, 4, generator=g)
+    idx, off = torch.tensor([1, 5, 2, 2, 0, 3, 5]), torch.tensor([0, 2, 2, 5])
+    o2b, bag_size = torch.tensor([0, 0, 2, 2, 2, 3, 3]), torch.tensor([2, 0, 3, 2])
+    max_idx = torch.tensor([[5, 1, 1, 5], [0, 0, 0, 0], [2, 0, 2, 0], [3, 5, 5, 3]])
+    four = {f"out{i}": Out() for i in range(4)}
+    dense = (grad, idx, o2b, bag_size, max_idx, 6, True, 0, None)
+    return {
+        "aten._embedding_bag.out": ((w, idx, off, False, 1), four),
+        "aten._embedding_bag_forward_only.out": ((w, idx, off, False, 2), four),
+        "aten._embedding_bag_backward.default": (
+            (grad, idx, off, torch.zeros(0, dtype=torch.long), bag_size, bag_size, 6, False, 1,
+             False, None), {}),
+        "aten._embedding_bag_dense_backward.default": (dense, {}),
+        "aten._embedding_bag_dense_backward.out": (
+            (grad, idx, o2b, bag_size, max_idx, 6, False, 2, None), {"out": Out()}),
+        "aten._embedding_bag_per_sample_weights_backward.out": (
+            (grad, w, idx, off, o2b, 0), {"out": Out()}),
     }
 
 
