@@ -93,33 +93,17 @@ void embedding_bag_backward(Call& c) {
 }
 TN_REGISTER_COMPOSITE("aten::_embedding_bag_backward", embedding_bag_backward);
 
-// An out= spelling upstream generates from the functional op kOp (its last kOuts arguments the
-// outs): the functional results, each out of exactly its result's dtype, resized to it
-// (resize_output, with its warning) and the result copied in.
-template <const char* kOp, int kOuts>
-void generated_out(Call& c) {
-  const size_t first = c.args.size() - kOuts;
-  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<std::ptrdiff_t>(first));
-  std::vector<Value> results = call(kOp, std::move(args));
-  for (int i = 0; i < kOuts; ++i) {
-    const Tensor& out = c.tensor(first + size_t(i));
-    const Tensor& r = results[size_t(i)].tensor;
-    check_out_device(out, r->device());
-    check_out_dtype(out, r->dtype());
-    tn::resize_out(out, r->sizes());
-    copy_(out, r);
-  }
-  for (int i = 0; i < kOuts; ++i) c.ret(c.tensor(first + size_t(i)));
-}
 constexpr char kBag[] = "aten::_embedding_bag";
 constexpr char kBagForward[] = "aten::_embedding_bag_forward_only";
 constexpr char kDense[] = "aten::_embedding_bag_dense_backward";
 constexpr char kPsw[] = "aten::_embedding_bag_per_sample_weights_backward";
-TN_REGISTER_COMPOSITE("aten::_embedding_bag.out", (generated_out<kBag, 4>));
-TN_REGISTER_COMPOSITE("aten::_embedding_bag_forward_only.out", (generated_out<kBagForward, 4>));
-TN_REGISTER_COMPOSITE("aten::_embedding_bag_dense_backward.out", (generated_out<kDense, 1>));
+TN_REGISTER_COMPOSITE("aten::_embedding_bag.out", (ops::generated_out<kBag, 4>));
+TN_REGISTER_COMPOSITE("aten::_embedding_bag_forward_only.out",
+                      (ops::generated_out<kBagForward, 4>));
+TN_REGISTER_COMPOSITE("aten::_embedding_bag_dense_backward.out",
+                      (ops::generated_out<kDense, 1>));
 TN_REGISTER_COMPOSITE("aten::_embedding_bag_per_sample_weights_backward.out",
-                      (generated_out<kPsw, 1>));
+                      (ops::generated_out<kPsw, 1>));
 
 // embedding_renorm_(self, indices, max_norm, norm_type): each distinct index's row (in
 // increasing order; a negative index counts from the end, as self[i]) whose norm (norm.Scalar's,

@@ -78,6 +78,18 @@ inline void check_out_dtype(const Tensor& out, ScalarType expected) {
            ", but got ", cpp_type_name(out->dtype()), " instead");
 }
 
+// An out= spelling written over its functional op kOp, as upstream generates them for
+// structured and autogen kernels: the arguments before the kOuts outs (the schema's last) go
+// to kOp, each out must have its result's dtype, then is resized and written (write_out).
+template <const char* kOp, size_t kOuts = 1>
+void generated_out(Call& c) {
+  const size_t first = c.args.size() - kOuts;
+  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<std::ptrdiff_t>(first));
+  std::vector<Value> r = call(kOp, std::move(args));
+  for (size_t i = 0; i < kOuts; ++i) check_out_dtype(c.tensor(first + i), r[i].tensor->dtype());
+  for (size_t i = 0; i < kOuts; ++i) c.ret(write_out(c.tensor(first + i), r[i].tensor, c.key()));
+}
+
 // A composite that is another op under a second name (upstream's CompositeImplicit aliases:
 // absolute -> abs, __and__ -> bitwise_and...): every argument as given, to the op kTarget names
 // (same schema order, out= included), its results returned as they come.

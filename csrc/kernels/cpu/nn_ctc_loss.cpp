@@ -404,15 +404,6 @@ void ctc_loss_backward_tensor(Call& c) {
 
 // --- out= spellings and the composite --------------------------------------------------------
 
-// An autogen out= spelling: functional op kOp on the first kOutAt arguments, each result
-// written into its out= argument after upstream's dtype check.
-template <const char* kOp, size_t kOutAt, size_t kOuts>
-void ctc_out(Call& c) {
-  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<int64_t>(kOutAt));
-  std::vector<Value> r = call(kOp, std::move(args));
-  for (size_t i = 0; i < kOuts; ++i) check_out_dtype(c.tensor(kOutAt + i), r[i].tensor->dtype());
-  for (size_t i = 0; i < kOuts; ++i) c.ret(write_out(c.tensor(kOutAt + i), r[i].tensor, c.key()));
-}
 constexpr char kCtc[] = "aten::_ctc_loss", kCtcT[] = "aten::_ctc_loss.Tensor";
 constexpr char kCtcBwd[] = "aten::_ctc_loss_backward";
 
@@ -504,9 +495,9 @@ TN_REGISTER_KERNEL("aten::_ctc_loss", Meta, ctc_loss<false>);
 TN_REGISTER_KERNEL("aten::_ctc_loss.Tensor", DenseCPU, ctc_loss_tensor);
 TN_REGISTER_KERNEL("aten::_ctc_loss_backward", DenseCPU, ctc_loss_backward);
 TN_REGISTER_KERNEL("aten::_ctc_loss_backward.Tensor", DenseCPU, ctc_loss_backward_tensor);
-TN_REGISTER_COMPOSITE("aten::_ctc_loss.out", (ctc_out<kCtc, 6, 2>));
-TN_REGISTER_COMPOSITE("aten::_ctc_loss.Tensor_out", (ctc_out<kCtcT, 6, 2>));
-TN_REGISTER_COMPOSITE("aten::_ctc_loss_backward.out", (ctc_out<kCtcBwd, 9, 1>));
+TN_REGISTER_COMPOSITE("aten::_ctc_loss.out", (ops::generated_out<kCtc, 2>));
+TN_REGISTER_COMPOSITE("aten::_ctc_loss.Tensor_out", (ops::generated_out<kCtcT, 2>));
+TN_REGISTER_COMPOSITE("aten::_ctc_loss_backward.out", (ops::generated_out<kCtcBwd, 1>));
 TN_REGISTER_COMPOSITE("aten::ctc_loss.IntList", ctc_loss_int_list);
 TN_REGISTER_COMPOSITE("aten::ctc_loss.Tensor", ctc_loss_tensor_lengths);
 

@@ -504,15 +504,7 @@ TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d.vec",
                       (upsample_vec<Mode::NearestExact, 3>));
 
 // The out= forms: the functional result written into out (same dtype required).
-template <const char* kOp, size_t kOutAt>
-void upsample_out(Call& c) {
-  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<int64_t>(kOutAt));
-  Tensor r = call_tensor(kOp, std::move(args));
-  const Tensor& out = c.tensor(kOutAt);
-  TN_CHECK(out->dtype() == r->dtype(), "Expected out tensor to have dtype ",
-           cpp_type_name(r->dtype()), ", but got ", cpp_type_name(out->dtype()), " instead");
-  c.ret(ops::write_out(out, r, c.key()));
-}
+using ops::generated_out;
 constexpr char kN1[] = "aten::upsample_nearest1d", kN2[] = "aten::upsample_nearest2d";
 constexpr char kL1[] = "aten::upsample_linear1d", kB2[] = "aten::upsample_bilinear2d";
 constexpr char kC2[] = "aten::upsample_bicubic2d";
@@ -521,16 +513,16 @@ constexpr char kN2b[] = "aten::upsample_nearest2d_backward";
 constexpr char kL1b[] = "aten::upsample_linear1d_backward";
 constexpr char kB2b[] = "aten::upsample_bilinear2d_backward";
 constexpr char kC2b[] = "aten::upsample_bicubic2d_backward";
-TN_REGISTER_COMPOSITE("aten::upsample_nearest1d.out", (upsample_out<kN1, 3>));
-TN_REGISTER_COMPOSITE("aten::upsample_nearest2d.out", (upsample_out<kN2, 4>));
-TN_REGISTER_COMPOSITE("aten::upsample_linear1d.out", (upsample_out<kL1, 4>));
-TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d.out", (upsample_out<kB2, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d.out", (upsample_out<kC2, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_nearest1d_backward.grad_input", (upsample_out<kN1b, 4>));
-TN_REGISTER_COMPOSITE("aten::upsample_nearest2d_backward.grad_input", (upsample_out<kN2b, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_linear1d_backward.grad_input", (upsample_out<kL1b, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d_backward.grad_input", (upsample_out<kB2b, 6>));
-TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d_backward.grad_input", (upsample_out<kC2b, 6>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest1d.out", (generated_out<kN1>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest2d.out", (generated_out<kN2>));
+TN_REGISTER_COMPOSITE("aten::upsample_linear1d.out", (generated_out<kL1>));
+TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d.out", (generated_out<kB2>));
+TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d.out", (generated_out<kC2>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest1d_backward.grad_input", (generated_out<kN1b>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest2d_backward.grad_input", (generated_out<kN2b>));
+TN_REGISTER_COMPOSITE("aten::upsample_linear1d_backward.grad_input", (generated_out<kL1b>));
+TN_REGISTER_COMPOSITE("aten::upsample_bilinear2d_backward.grad_input", (generated_out<kB2b>));
+TN_REGISTER_COMPOSITE("aten::upsample_bicubic2d_backward.grad_input", (generated_out<kC2b>));
 constexpr char kN3[] = "aten::upsample_nearest3d", kT3[] = "aten::upsample_trilinear3d";
 constexpr char kE1[] = "aten::_upsample_nearest_exact1d", kE2[] = "aten::_upsample_nearest_exact2d";
 constexpr char kE3[] = "aten::_upsample_nearest_exact3d";
@@ -539,20 +531,20 @@ constexpr char kT3b[] = "aten::upsample_trilinear3d_backward";
 constexpr char kE1b[] = "aten::_upsample_nearest_exact1d_backward";
 constexpr char kE2b[] = "aten::_upsample_nearest_exact2d_backward";
 constexpr char kE3b[] = "aten::_upsample_nearest_exact3d_backward";
-TN_REGISTER_COMPOSITE("aten::upsample_nearest3d.out", (upsample_out<kN3, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d.out", (upsample_out<kT3, 6>));
-TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d.out", (upsample_out<kE1, 3>));
-TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d.out", (upsample_out<kE2, 4>));
-TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d.out", (upsample_out<kE3, 5>));
-TN_REGISTER_COMPOSITE("aten::upsample_nearest3d_backward.grad_input", (upsample_out<kN3b, 6>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest3d.out", (generated_out<kN3>));
+TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d.out", (generated_out<kT3>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d.out", (generated_out<kE1>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d.out", (generated_out<kE2>));
+TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d.out", (generated_out<kE3>));
+TN_REGISTER_COMPOSITE("aten::upsample_nearest3d_backward.grad_input", (generated_out<kN3b>));
 TN_REGISTER_COMPOSITE("aten::upsample_trilinear3d_backward.grad_input",
-                      (upsample_out<kT3b, 7>));
+                      (generated_out<kT3b>));
 TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact1d_backward.grad_input",
-                      (upsample_out<kE1b, 4>));
+                      (generated_out<kE1b>));
 TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact2d_backward.grad_input",
-                      (upsample_out<kE2b, 5>));
+                      (generated_out<kE2b>));
 TN_REGISTER_COMPOSITE("aten::_upsample_nearest_exact3d_backward.grad_input",
-                      (upsample_out<kE3b, 6>));
+                      (generated_out<kE3b>));
 
 }  // namespace
 }  // namespace tn

@@ -463,24 +463,16 @@ TN_REGISTER_COMPOSITE("aten::_upsample_bilinear2d_aa.vec", (upsample_aa_vec<fals
 TN_REGISTER_COMPOSITE("aten::_upsample_bicubic2d_aa.vec", (upsample_aa_vec<true>));
 
 // The out= forms: the functional result written into out (same dtype required).
-template <const char* kOp, size_t kOutAt>
-void upsample_aa_out(Call& c) {
-  std::vector<Value> args(c.args.begin(), c.args.begin() + static_cast<int64_t>(kOutAt));
-  Tensor r = call_tensor(kOp, std::move(args));
-  const Tensor& out = c.tensor(kOutAt);
-  TN_CHECK(out->dtype() == r->dtype(), "Expected out tensor to have dtype ",
-           cpp_type_name(r->dtype()), ", but got ", cpp_type_name(out->dtype()), " instead");
-  c.ret(ops::write_out(out, r, c.key()));
-}
+using ops::generated_out;
 constexpr char kB[] = "aten::_upsample_bilinear2d_aa", kC[] = "aten::_upsample_bicubic2d_aa";
 constexpr char kBb[] = "aten::_upsample_bilinear2d_aa_backward";
 constexpr char kCb[] = "aten::_upsample_bicubic2d_aa_backward";
-TN_REGISTER_COMPOSITE("aten::_upsample_bilinear2d_aa.out", (upsample_aa_out<kB, 5>));
-TN_REGISTER_COMPOSITE("aten::_upsample_bicubic2d_aa.out", (upsample_aa_out<kC, 5>));
+TN_REGISTER_COMPOSITE("aten::_upsample_bilinear2d_aa.out", (generated_out<kB>));
+TN_REGISTER_COMPOSITE("aten::_upsample_bicubic2d_aa.out", (generated_out<kC>));
 TN_REGISTER_COMPOSITE("aten::_upsample_bilinear2d_aa_backward.grad_input",
-                      (upsample_aa_out<kBb, 6>));
+                      (generated_out<kBb>));
 TN_REGISTER_COMPOSITE("aten::_upsample_bicubic2d_aa_backward.grad_input",
-                      (upsample_aa_out<kCb, 6>));
+                      (generated_out<kCb>));
 
 }  // namespace
 
