@@ -7,6 +7,7 @@
 // through (the key is in a call's set only when one of its tensors requires grad, so ordinary
 // calls never reach this function).
 #include <atomic>
+#include <deque>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -32,6 +33,14 @@ std::unordered_map<std::string, Formula>& pending_formulas() {
 }
 std::vector<const char*>& pending_complex_ready() {
   static std::vector<const char*> v;
+  return v;
+}
+struct CopyVariant {
+  const char *copy, *view;
+  bool complex_outputs;
+};
+std::vector<CopyVariant>& pending_copy_variants() {
+  static std::vector<CopyVariant> v;
   return v;
 }
 
@@ -432,6 +441,12 @@ void autograd_kernel(Call& call) {
       if (v.tag == Value::Tag::Tensor && v.tensor && is_complex(v.tensor->dtype()))
         refuse_complex(call, v.tensor->dtype());
   }
+  if (fnode && fnode->formula()->refuse_complex_outputs) {
+    for (const Value& v : call.results)
+      TN_CHECK(!(v.tag == Value::Tag::Tensor && v.tensor && is_complex(v.tensor->dtype())),
+               call.op->name, " does not support automatic differentiation for outputs with "
+               "complex dtype.");
+  }
   for (Value& v : call.results) {
     if (v.tag == Value::Tag::Tensor) {
       bool nondiff = fnode && output_nr < 32 &&
@@ -491,6 +506,11 @@ FormulaRegistrar::FormulaRegistrar(const char* op_key, Formula f) {
   pending_formulas().emplace(op_key, std::move(f));
 }
 
+CopyVariantRegistrar::CopyVariantRegistrar(const char* copy_key, const char* view_key,
+                                           bool complex_outputs) {
+  pending_copy_variants().push_back({copy_key, view_key, complex_outputs});
+}
+
 ComplexReadyRegistrar::ComplexReadyRegistrar(std::initializer_list<const char*> op_keys) {
   for (const char* k : op_keys) pending_complex_ready().push_back(k);
 }
@@ -504,6 +524,18 @@ const Formula* formula_of(int op_index) {
       TN_CHECK_KIND(it != pending_formulas().end(), Internal,
                     "TN_COMPLEX_READY names an op without a formula: ", key);
       it->second.complex_ready = true;
+    }
+    // A view op's *_copy twin: the view's formula under its node name with "_copy" appended
+    // (upstream's generated PermuteBackward0_copy), complex-readiness included.
+    static std::deque<std::string> copy_names;
+    for (const CopyVariant& v : pending_copy_variants()) {
+      auto it = pending_formulas().find(v.view);
+      TN_CHECK_KIND(it != pending_formulas().end(), Internal,
+                    "TN_COPY_VARIANT names a view without a formula: ", v.view);
+      Formula f = it->second;
+      f.name = copy_names.emplace_back(std::string(f.name) + "_copy").c_str();
+      f.refuse_complex_outputs = !v.complex_outputs;
+      pending_formulas().emplace(v.copy, std::move(f));
     }
     for (const auto& [key, f] : pending_formulas()) {
       int i = find_op_key(key);

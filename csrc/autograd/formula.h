@@ -69,6 +69,10 @@ struct Formula {
   // recorded call of an op whose formula lacks it refuses by name when a complex tensor
   // requires grad or comes out, rather than run real-valued formulas on complex values.
   bool complex_ready = false;
+  // Refuses complex outputs in upstream's words (its generated autograd for ops outside its
+  // list of complex-differentiable ones: _conj_copy, view_as_complex_copy); set by
+  // TN_COPY_VARIANT's third argument.
+  bool refuse_complex_outputs = false;
 };
 
 // Registers op_key's formula (at static initialisation, from the derivatives/ files).
@@ -80,6 +84,18 @@ struct FormulaRegistrar {
 #define TN_REGISTER_DERIVATIVE(op, ...)                                              \
   static ::tn::autograd::FormulaRegistrar TN_DERIVATIVE_CONCAT(tn_derivative_, __LINE__)( \
       op, ::tn::autograd::Formula __VA_ARGS__)
+
+// Registers a view op's *_copy twin (permute_copy of permute): the view's formula, its node
+// named with "_copy" appended, as upstream generates them.
+// complex_outputs false: a complex output refuses, as upstream's generated code does for copies
+// it does not list as complex-differentiable.
+struct CopyVariantRegistrar {
+  CopyVariantRegistrar(const char* copy_key, const char* view_key, bool complex_outputs = true);
+};
+#define TN_COPY_VARIANT(copy, view, ...)                                                   \
+  static ::tn::autograd::CopyVariantRegistrar TN_DERIVATIVE_CONCAT(tn_copy_variant_,      \
+                                                                    __LINE__)(copy, view, \
+                                                                              ##__VA_ARGS__)
 
 // Marks op keys' formulas as written for complex tensors as well, upstream's convention: the
 // gradient is the conjugate Wirtinger derivative, so a holomorphic f's is grad * conj(f'(z)), and

@@ -863,6 +863,12 @@ bool bind_schema(BindPlan& plan, PyObject* self, PyObject* const* args, Py_ssize
         if (val == Py_None) continue;
         return false;
       }
+      if (outs.size() == 1 && s.arguments[outs[0]].type.is_list) {  // one Tensor[] out
+        if (!to_value(val, s.arguments[outs[0]], &b->values[outs[0]])) return false;
+        b->sources[outs[0]] = val;
+        filled[outs[0]] = true;
+        continue;
+      }
       if (outs.size() == 1) {
         if (!is_tensor(val)) return false;
         b->values[outs[0]] = Value::of(Tensor(impl_of(val)));

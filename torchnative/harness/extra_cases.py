@@ -76,6 +76,10 @@ def written(dtype):
         "aten.xlogy.OutScalar_Self": ((2, a), {"out": torch.zeros(0)}),
         "aten.xlogy.OutScalar_Other": ((a, 3), {"out": torch.zeros(0)}),
         "aten.random.from": ((a, -5, 9), {}),
+        # the complex views' copies' out= spellings (complex samples whatever the draw's dtype)
+        "aten._conj_copy.out": ((torch.complex(gn_a, gn_b),), {"out": Out()}),
+        "aten.view_as_real_copy.out": ((torch.complex(gn_a, gn_b),), {"out": Out()}),
+        "aten.view_as_complex_copy.out": ((gn_a[:, :2].contiguous(),), {"out": Out()}),
         "aten.scatter.value_reduce_out": ((a, 0, torch.tensor([[0, 1], [1, 0]]), 2.0),
                                           {"reduce": "add", "out": Out()}),
         "aten.remainder.Scalar_Tensor": ((5, a), {}),
