@@ -120,6 +120,85 @@ void gesdd(char jobz, int m, int n, T* a, int lda, real_of<T>* s, T* u, int ldu,
   }
 }
 
+template <typename T>
+void geev(char jobvl, char jobvr, int n, T* a, int lda, T* w, T* vl, int ldvl, T* vr, int ldvr,
+          T* work, int lwork, real_of<T>* rwork, int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, T*,
+                        const int*, T*, const int*, T*, const int*, int*);
+    static const Fn fn = routine<Fn, T>("geev");
+    fn(&jobvl, &jobvr, &n, a, &lda, w, w ? w + n : nullptr, vl, &ldvl, vr, &ldvr, work, &lwork,
+       info);
+  } else {
+    using Fn = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*,
+                        T*, const int*, T*, const int*, R*, int*);
+    static const Fn fn = routine<Fn, T>("geev");
+    fn(&jobvl, &jobvr, &n, a, &lda, w, vl, &ldvl, vr, &ldvr, work, &lwork, rwork, info);
+  }
+}
+
+template <typename T>
+void gels(char trans, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork,
+          int* info) {
+  using Fn = void (*)(const char*, const int*, const int*, const int*, T*, const int*, T*,
+                      const int*, T*, const int*, int*);
+  static const Fn fn = routine<Fn, T>("gels");
+  fn(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info);
+}
+
+template <typename T>
+void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, real_of<T> rcond,
+           int* rank, T* work, int lwork, real_of<T>* rwork, int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
+                        const R*, int*, T*, const int*, int*);
+    static const Fn fn = routine<Fn, T>("gelsy");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);
+  } else {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*,
+                        const R*, int*, T*, const int*, R*, int*);
+    static const Fn fn = routine<Fn, T>("gelsy");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, rwork, info);
+  }
+}
+
+template <typename T>
+void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
+           real_of<T> rcond, int* rank, T* work, int lwork, real_of<T>* rwork, int* iwork,
+           int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*,
+                        const R*, int*, T*, const int*, int*, int*);
+    static const Fn fn = routine<Fn, T>("gelsd");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);
+  } else {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*,
+                        const R*, int*, T*, const int*, R*, int*, int*);
+    static const Fn fn = routine<Fn, T>("gelsd");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, rwork, iwork, info);
+  }
+}
+
+template <typename T>
+void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
+           real_of<T> rcond, int* rank, T* work, int lwork, real_of<T>* rwork, int* info) {
+  using R = real_of<T>;
+  if constexpr (std::is_same_v<T, R>) {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*,
+                        const R*, int*, T*, const int*, int*);
+    static const Fn fn = routine<Fn, T>("gelss");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);
+  } else {
+    using Fn = void (*)(const int*, const int*, const int*, T*, const int*, T*, const int*, R*,
+                        const R*, int*, T*, const int*, R*, int*);
+    static const Fn fn = routine<Fn, T>("gelss");
+    fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, rwork, info);
+  }
+}
+
 #define TN_LAPACK_INSTANTIATE(T)                                                         \
   template void getrf<T>(int, int, T*, int, int*, int*);                                 \
   template void getrs<T>(char, int, int, const T*, int, const int*, T*, int, int*);        \
@@ -131,7 +210,16 @@ void gesdd(char jobz, int m, int n, T* a, int lda, real_of<T>* s, T* u, int ldu,
   template void syevd<T>(char, char, int, T*, int, real_of<T>*, T*, int, real_of<T>*, int,   \
                          int*, int, int*);                                               \
   template void gesdd<T>(char, int, int, T*, int, real_of<T>*, T*, int, T*, int, T*, int,   \
-                         real_of<T>*, int*, int*);
+                         real_of<T>*, int*, int*);                                       \
+  template void geev<T>(char, char, int, T*, int, T*, T*, int, T*, int, T*, int,          \
+                        real_of<T>*, int*);                                              \
+  template void gels<T>(char, int, int, int, T*, int, T*, int, T*, int, int*);           \
+  template void gelsy<T>(int, int, int, T*, int, T*, int, int*, real_of<T>, int*, T*, int, \
+                         real_of<T>*, int*);                                             \
+  template void gelsd<T>(int, int, int, T*, int, T*, int, real_of<T>*, real_of<T>, int*, T*, \
+                         int, real_of<T>*, int*, int*);                                  \
+  template void gelss<T>(int, int, int, T*, int, T*, int, real_of<T>*, real_of<T>, int*, T*, \
+                         int, real_of<T>*, int*);
 TN_LAPACK_INSTANTIATE(float)
 TN_LAPACK_INSTANTIATE(double)
 TN_LAPACK_INSTANTIATE(std::complex<float>)

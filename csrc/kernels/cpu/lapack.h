@@ -71,4 +71,34 @@ template <typename T>
 void gesdd(char jobz, int m, int n, T* a, int lda, real_of<T>* s, T* u, int ldu, T* vt,
            int ldvt, T* work, int lwork, real_of<T>* rwork, int* iwork, int* info);
 
+// ?geev: the eigenvalues and, when jobvr is 'V', the right eigenvectors (unit norm, largest
+// component real) of a general n x n matrix; a is destroyed. For real T, w holds 2n values:
+// the real parts, then the imaginary parts (as upstream lays them), and vr the real vectors
+// whose conjugate pairs share two columns. rwork (2n) is the complex routine's.
+template <typename T>
+void geev(char jobvl, char jobvr, int n, T* a, int lda, T* w, T* vl, int ldvl, T* vr, int ldvr,
+          T* work, int lwork, real_of<T>* rwork, int* info);
+
+// The least-squares drivers: minimise |B - A X| for an m x n A (destroyed) and B of max(m, n)
+// rows (overwritten by X in its first n rows). lwork = -1 queries the workspace into work[0]
+// (and ?gelsd's rwork[0] / iwork[0] sizes).
+// ?gels: QR or LQ, A of full rank.
+template <typename T>
+void gels(char trans, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork,
+          int* info);
+// ?gelsy: complete orthogonal factorisation with column pivoting (jpvt, n, nonzero entries
+// fixed in front); the effective rank by rcond into rank. rwork (2n) is the complex routine's.
+template <typename T>
+void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, real_of<T> rcond,
+           int* rank, T* work, int lwork, real_of<T>* rwork, int* info);
+// ?gelsd: SVD by divide and conquer; the singular values into s (min(m, n)).
+template <typename T>
+void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
+           real_of<T> rcond, int* rank, T* work, int lwork, real_of<T>* rwork, int* iwork,
+           int* info);
+// ?gelss: SVD; the singular values into s. rwork (5 min(m, n)) is the complex routine's.
+template <typename T>
+void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
+           real_of<T> rcond, int* rank, T* work, int lwork, real_of<T>* rwork, int* info);
+
 }  // namespace tn::lapack
