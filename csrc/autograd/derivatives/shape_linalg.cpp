@@ -89,6 +89,12 @@ Grads dot_backward(const Saved& s, const Grads& g) {
           s.need(1) ? mul(g[0], conj(s.tensor(0))) : Tensor()};
 }
 
+// vdot(self, other) = sum(conj(self) * other): self gets conj(grad) * other, other grad * self.
+Grads vdot_backward(const Saved& s, const Grads& g) {
+  return {s.need(0) ? mul(conj(g[0]), s.tensor(1)) : Tensor(),
+          s.need(1) ? mul(g[0], s.tensor(0)) : Tensor()};
+}
+
 Grads t_backward(const Saved&, const Grads& g) { return {t(g[0])}; }
 Grads alias_backward(const Saved&, const Grads& g) { return {g[0]}; }
 Grads transpose_backward(const Saved& s, const Grads& g) {
@@ -245,6 +251,9 @@ Grads split_backward(const Saved& s, const Grads& g) {
 TN_REGISTER_DERIVATIVE("aten::mv", {"MvBackward0", {0, 1}, {{1, 0}, {0, 1}}, 0, mv_backward});
 TN_REGISTER_DERIVATIVE("aten::dot",
                        {"DotBackward0", {0, 1}, {{1, 0}, {0, 1}}, 0, dot_backward});
+TN_REGISTER_DERIVATIVE("aten::vdot",
+                       {"VdotBackward0", {0, 1}, {{1, 0}, {0, 1}}, 0, vdot_backward});
+TN_COMPLEX_READY("aten::vdot");
 TN_REGISTER_DERIVATIVE("aten::alias", {"AliasBackward0", {0}, {}, false, alias_backward});
 TN_REGISTER_DERIVATIVE("aten::split.Tensor", {"SplitBackward0", {0}, {}, false, split_backward});
 TN_REGISTER_DERIVATIVE("aten::mm", {"MmBackward0", {0, 1}, {{1, 0}, {0, 1}}, false, mm_backward});

@@ -111,14 +111,6 @@ void geev_all(const Tensor& A, const Tensor& values, const Tensor& vectors, bool
   check_errors(info, api, A->dim() == 2);
 }
 
-// upstream's checkLinalgCompatibleDtype for an out= argument.
-void check_out_castable(const char* api, const Tensor& out, ScalarType expected,
-                        const char* name) {
-  TN_CHECK(can_cast(expected, out->dtype()), api, ": Expected ", name, " to be safely castable "
-           "from ", enum_name(expected), " dtype, but got ", name, " with dtype ",
-           enum_name(out->dtype()));
-}
-
 // torch.linalg.eig's refusal of non-finite input (upstream checks it before the shape).
 void check_finite(const Tensor& A) {
   Tensor all = call_tensor("aten::all", {t(call_tensor("aten::isfinite", {t(A)}))});
@@ -150,8 +142,8 @@ void linalg_eig(Call& c) {
 void linalg_eig_out(Call& c) {
   std::vector<Value> r = call("aten::linalg_eig", {c.arg(0)});
   const ScalarType ct = r[0].tensor->dtype();
-  check_out_castable("torch.linalg.eig", c.tensor(1), ct, "eigenvalues");
-  check_out_castable("torch.linalg.eig", c.tensor(2), ct, "eigenvectors");
+  linalg::check_out_castable("torch.linalg.eig", c.tensor(1), ct, "eigenvalues");
+  linalg::check_out_castable("torch.linalg.eig", c.tensor(2), ct, "eigenvectors");
   // An empty vectors out of the complex dtype is computed into directly by upstream, made
   // column-major as the functional form's.
   const Tensor& V = c.tensor(2);
@@ -189,7 +181,7 @@ void eigvals_out(Call& c) {
   const Tensor& A = c.tensor(0);
   const ScalarType ct = complex_of(A->dtype());
   check_square(A, "linalg.eigvals");
-  check_out_castable("torch.linalg.eigvals", c.tensor(1), ct, "eigenvalues");
+  linalg::check_out_castable("torch.linalg.eigvals", c.tensor(1), ct, "eigenvalues");
   c.ret(ops::write_out(c.tensor(1), call_tensor("aten::_linalg_eigvals", {c.arg(0)}),
                        c.key()));
 }

@@ -30,6 +30,7 @@ namespace {
 using namespace linalg;
 using ops::i64;
 using ops::t;
+constexpr char kApi[] = "torch.linalg.lstsq";
 
 enum class Driver { Gels, Gelsy, Gelsd, Gelss };
 
@@ -38,13 +39,6 @@ template <typename R>
 int work_to_int(R w) {
   return std::max(1, static_cast<int>(std::ceil(std::nextafter(
                          w, std::numeric_limits<R>::infinity()))));
-}
-
-// upstream's checkLinalgCompatibleDtype for an out= argument.
-void check_out_castable(const Tensor& out, ScalarType expected, const char* name) {
-  TN_CHECK(can_cast(expected, out->dtype()), "torch.linalg.lstsq: Expected ", name,
-           " to be safely castable from ", enum_name(expected), " dtype, but got ", name,
-           " with dtype ", enum_name(out->dtype()));
 }
 
 // The input checks of upstream's linalg_lstsq_out, in its order, before the driver's.
@@ -276,10 +270,10 @@ void linalg_lstsq_out(Call& c) {
   const Tensor &A = c.tensor(0), &B = c.tensor(1);
   check_inputs(A, B);
   const ScalarType real = to_real_type(A->dtype());
-  check_out_castable(c.tensor(4), A->dtype(), "solution");
-  check_out_castable(c.tensor(5), real, "solution");
-  check_out_castable(c.tensor(6), ScalarType::Long, "rank");
-  check_out_castable(c.tensor(7), real, "singular_values");
+  linalg::check_out_castable(kApi, c.tensor(4), A->dtype(), "solution");
+  linalg::check_out_castable(kApi, c.tensor(5), real, "solution");
+  linalg::check_out_castable(kApi, c.tensor(6), ScalarType::Long, "rank");
+  linalg::check_out_castable(kApi, c.tensor(7), real, "singular_values");
   std::vector<Value> r = call("aten::linalg_lstsq", {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
   const Driver drv = driver_of(c.arg(3));
   const bool svd = drv == Driver::Gelsd || drv == Driver::Gelss;

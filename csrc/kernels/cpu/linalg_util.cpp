@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/promotion.h"
 #include "kernels/composite/ops.h"
 
 namespace tn::linalg {
@@ -25,6 +26,13 @@ int64_t batch_count(const Tensor& x) {
 
 void check_matrix(const Tensor& t, const char* what, const char* arg) {
   TN_CHECK(t->dim() >= 2, what, ": The input tensor ", arg, " must have at least 2 dimensions.");
+}
+
+void check_out_castable(const char* api, const Tensor& out, ScalarType expected,
+                        const char* name) {
+  TN_CHECK(can_cast(expected, out->dtype()), api, ": Expected ", name, " to be safely castable "
+           "from ", enum_name(expected), " dtype, but got ", name, " with dtype ",
+           enum_name(out->dtype()));
 }
 
 void check_square(const Tensor& t, const char* what, const char* arg) {

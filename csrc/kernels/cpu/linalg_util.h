@@ -28,6 +28,9 @@ int64_t batch_count(const Tensor& x);
 void check_matrix(const Tensor& t, const char* what, const char* arg = "A");
 void check_square(const Tensor& t, const char* what, const char* arg = "A");
 void check_floating_or_complex(const Tensor& t, const char* what, bool low_precision = true);
+// upstream's checkLinalgCompatibleDtype for an out= argument `name` ("result") of api.
+void check_out_castable(const char* api, const Tensor& out, ScalarType expected,
+                        const char* name);
 // checkInputsSolver: A square, B a matrix whose rows (left) or columns match A.
 void check_solver_inputs(const Tensor& A, const Tensor& B, bool left, const char* what);
 
