@@ -234,6 +234,8 @@ TN_ALIAS(sp_log_softmax, "aten::special_log_softmax", "aten::log_softmax.int");
 TN_ALIAS(sp_softmax, "aten::special_softmax", "aten::softmax.int");
 TN_ALIAS(sp_logsumexp, "aten::special_logsumexp", "aten::logsumexp");
 TN_ALIAS(sp_logsumexp_out, "aten::special_logsumexp.out", "aten::logsumexp.out");
+TN_ALIAS(sp_sinc, "aten::special_sinc", "aten::sinc");
+TN_ALIAS(sp_sinc_out, "aten::special_sinc.out", "aten::sinc.out");
 TN_ALIAS(sp_xlogy, "aten::special_xlogy", "aten::xlogy.Tensor");
 TN_ALIAS(sp_xlogy_ss, "aten::special_xlogy.self_scalar", "aten::xlogy.Scalar_Self");
 TN_ALIAS(sp_xlogy_os, "aten::special_xlogy.other_scalar", "aten::xlogy.Scalar_Other");
