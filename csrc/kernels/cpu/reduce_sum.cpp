@@ -215,15 +215,25 @@ constexpr char kMeanDim[] = "aten::mean.dim";
 constexpr char kProdDim[] = "aten::prod.dim_int";
 TN_REGISTER_COMPOSITE("aten::sum.IntList_out", dims_dtype_out<kSumDim>);
 // nansum(self, dim?, keepdim, *, dtype?): sum with each NaN read as 0 (upstream's cascade sum
-// with NaN skipped, the same fold over the same values); integers are summed as they are.
+// with NaN skipped, the same fold over the same values); integers are summed as they are. The
+// NaN-free copy keeps self's strides (unless self overlaps itself), so the sum walks it as
+// upstream's walks self: a strided row is folded another way than a contiguous one.
 void nansum(Call& c) {
   const Tensor& self = c.tensor(0);
-  TN_CHECK(!info(self->dtype()).is_complex, "nansum does not support complex inputs");
+  TN_CHECK(!info(self->dtype()).is_complex, "nansum on CPU does not support complex inputs");
   Value x = c.arg(0);
   if (is_floating(self->dtype())) {
-    Tensor nan = call_tensor("aten::isnan", {c.arg(0)});
-    x = Value::of(call_tensor("aten::masked_fill.Scalar",
-                              {c.arg(0), Value::of(nan), Value::of_scalar(Scalar::from_int(0))}));
+    bool overlaps = false;
+    for (int64_t d = 0; d < self->dim(); ++d)
+      overlaps = overlaps || (self->stride(d) == 0 && self->size(d) > 1);
+    Tensor copy = overlaps ? ops::clone_contiguous(self)
+                           : ops::empty_strided(self->sizes(), self->strides(), self->dtype(),
+                                                self->device());
+    if (!overlaps) ops::copy_(copy, self);
+    Tensor nan = call_tensor("aten::isnan", {Value::of(copy)});
+    call("aten::masked_fill_.Scalar",
+         {Value::of(copy), Value::of(nan), Value::of_scalar(Scalar::from_int(0))});
+    x = Value::of(copy);
   }
   c.ret(call_tensor(kSumDim, {x, c.arg(1), c.arg(2), c.arg(3)}));
 }
