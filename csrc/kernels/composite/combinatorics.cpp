@@ -70,10 +70,15 @@ void combinations(Call& c) {
 }
 
 // nanmean(self, dim, keepdim, *, dtype) and its out=.
-void check_nanmean_dtype(const Tensor& self) {
+void check_nanmean_dtype(const Call& c) {
+  const Tensor& self = c.tensor(0);
   TN_CHECK(is_floating(self->dtype()) || is_complex(self->dtype()),
            "nanmean(): expected input to have floating point or complex dtype but got ",
            enum_name(self->dtype()));
+  std::optional<ScalarType> dtype = c.optional_dtype(3);
+  TN_CHECK(!dtype || is_floating(*dtype) || is_complex(*dtype), "nanmean(): could not infer "
+           "output dtype. Optional dtype must be either a floating point or complex dtype. Got: ",
+           enum_name(*dtype));
 }
 Tensor non_nan_count(const Call& c) {
   Tensor kept = call_tensor("aten::logical_not_",
@@ -81,13 +86,13 @@ Tensor non_nan_count(const Call& c) {
   return call_tensor("aten::sum.dim_IntList", {t(kept), c.arg(1), c.arg(2), Value{}});
 }
 void nanmean(Call& c) {
-  check_nanmean_dtype(c.tensor(0));
+  check_nanmean_dtype(c);
   Tensor count = non_nan_count(c);
   Tensor sum = call_tensor("aten::nansum", {c.arg(0), c.arg(1), c.arg(2), c.arg(3)});
   c.ret(call_tensor("aten::div.Tensor", {t(sum), t(count)}));
 }
 void nanmean_out(Call& c) {
-  check_nanmean_dtype(c.tensor(0));
+  check_nanmean_dtype(c);
   Tensor count = non_nan_count(c);
   Tensor out = call_tensor("aten::nansum.out", {c.arg(0), c.arg(1), c.arg(2), c.arg(3),
                                                 c.arg(4)});

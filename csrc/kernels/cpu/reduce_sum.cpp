@@ -221,6 +221,9 @@ TN_REGISTER_COMPOSITE("aten::sum.IntList_out", dims_dtype_out<kSumDim>);
 void nansum(Call& c) {
   const Tensor& self = c.tensor(0);
   TN_CHECK(!info(self->dtype()).is_complex, "nansum on CPU does not support complex inputs");
+  std::optional<ScalarType> dtype = c.optional_dtype(3);
+  TN_CHECK_KIND(!dtype || !is_complex(*dtype), NotImplemented, "\"nansum_cpu\" not implemented "
+                "for '", enum_name(*dtype), "'");
   Value x = c.arg(0);
   if (is_floating(self->dtype())) {
     bool overlaps = false;
