@@ -325,6 +325,7 @@ def written(dtype):
         **upsample_aa_written(),
         **ctc_written(),
         **embedding_bag_written(),
+        **misc_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -461,6 +462,16 @@ def embedding_bag_written():
             (grad, idx, o2b, bag_size, max_idx, 6, False, 2, None), {"out": Out()}),
         "aten._embedding_bag_per_sample_weights_backward.out": (
             (grad, w, idx, off, o2b, 0), {"out": Out()}),
+    }
+
+
+def misc_written():
+    """repeat_interleave's index-list overload (the OpInfo samples reach it only inside
+    self_Tensor, where the harness grades the outer call) and its out= spelling."""
+    reps = torch.tensor([2, 0, 3, 1])
+    return {
+        "aten.repeat_interleave.Tensor": ((reps,), {}),
+        "aten.repeat_interleave.Tensor_out": ((reps.int(),), {"output_size": 6, "out": Out()}),
     }
 
 
