@@ -467,11 +467,13 @@ def embedding_bag_written():
 
 def misc_written():
     """repeat_interleave's index-list overload (the OpInfo samples reach it only inside
-    self_Tensor, where the harness grades the outer call) and its out= spelling."""
+    self_Tensor, where the harness grades the outer call) and its out= spelling; special_i0.out."""
     reps = torch.tensor([2, 0, 3, 1])
     return {
         "aten.repeat_interleave.Tensor": ((reps,), {}),
         "aten.repeat_interleave.Tensor_out": ((reps.int(),), {"output_size": 6, "out": Out()}),
+        # special_i0's out= spelling (an alias of i0.out; OpInfo calls only the functional one)
+        "aten.special_i0.out": ((torch.linspace(-12, 12, 25),), {"out": Out()}),
     }
 
 
