@@ -467,13 +467,18 @@ def embedding_bag_written():
 
 def misc_written():
     """repeat_interleave's index-list overload (the OpInfo samples reach it only inside
-    self_Tensor, where the harness grades the outer call) and its out= spelling; special_i0.out."""
+    self_Tensor, where the harness grades the outer call) and its out= spelling; special_i0.out;
+    the in-place dropout variants, which the OpInfo samples never call."""
     reps = torch.tensor([2, 0, 3, 1])
     return {
         "aten.repeat_interleave.Tensor": ((reps,), {}),
         "aten.repeat_interleave.Tensor_out": ((reps.int(),), {"output_size": 6, "out": Out()}),
         # special_i0's out= spelling (an alias of i0.out; OpInfo calls only the functional one)
         "aten.special_i0.out": ((torch.linspace(-12, 12, 25),), {"out": Out()}),
+        # the dropout variants' in-place forms (F.dropout2d(..., inplace=True) and the like)
+        "aten.feature_dropout_.default": ((torch.randn(3, 4, 5), 0.4, True), {}),
+        "aten.alpha_dropout_.default": ((torch.randn(3, 4, 5), 0.3, True), {}),
+        "aten.feature_alpha_dropout_.default": ((torch.randn(3, 4, 2, 2), 0.6, True), {}),
     }
 
 
