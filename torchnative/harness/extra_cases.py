@@ -468,8 +468,13 @@ def embedding_bag_written():
 def misc_written():
     """repeat_interleave's index-list overload (the OpInfo samples reach it only inside
     self_Tensor, where the harness grades the outer call) and its out= spelling; special_i0.out;
-    the in-place dropout variants, which the OpInfo samples never call."""
+    the in-place dropout variants and max_unpool's outs, which the OpInfo samples never call."""
     reps = torch.tensor([2, 0, 3, 1])
+    g = torch.Generator().manual_seed(13)
+    y2, i2 = torch.nn.functional.max_pool2d(torch.randn(1, 2, 4, 4, generator=g), 2,
+                                            return_indices=True)
+    y3, i3 = torch.nn.functional.max_pool3d(torch.randn(1, 2, 4, 4, 4, generator=g), 2,
+                                            return_indices=True)
     return {
         "aten.repeat_interleave.Tensor": ((reps,), {}),
         "aten.repeat_interleave.Tensor_out": ((reps.int(),), {"output_size": 6, "out": Out()}),
@@ -479,6 +484,9 @@ def misc_written():
         "aten.feature_dropout_.default": ((torch.randn(3, 4, 5), 0.4, True), {}),
         "aten.alpha_dropout_.default": ((torch.randn(3, 4, 5), 0.3, True), {}),
         "aten.feature_alpha_dropout_.default": ((torch.randn(3, 4, 2, 2), 0.6, True), {}),
+        # max_unpool's out= spellings (F.max_unpool* call the functional ones)
+        "aten.max_unpool2d.out": ((y2, i2, [4, 4]), {"out": Out()}),
+        "aten.max_unpool3d.out": ((y3, i3, [4, 4, 4], [2, 2, 2], [0, 0, 0]), {"out": Out()}),
     }
 
 
