@@ -468,7 +468,8 @@ def embedding_bag_written():
 def misc_written():
     """repeat_interleave's index-list overload (the OpInfo samples reach it only inside
     self_Tensor, where the harness grades the outer call) and its out= spelling; special_i0.out;
-    the in-place dropout variants and max_unpool's outs, which the OpInfo samples never call."""
+    the in-place dropout variants, max_unpool's and median's outs, which the OpInfo samples never
+    call."""
     reps = torch.tensor([2, 0, 3, 1])
     g = torch.Generator().manual_seed(13)
     y2, i2 = torch.nn.functional.max_pool2d(torch.randn(1, 2, 4, 4, generator=g), 2,
@@ -487,6 +488,14 @@ def misc_written():
         # max_unpool's out= spellings (F.max_unpool* call the functional ones)
         "aten.max_unpool2d.out": ((y2, i2, [4, 4]), {"out": Out()}),
         "aten.max_unpool3d.out": ((y3, i3, [4, 4, 4], [2, 2, 2], [0, 0, 0]), {"out": Out()}),
+        # median's and nanmedian's out= spellings along a dim (ties and a NaN in the rows)
+        # (outs written out: no functional overload is named after dim_values)
+        "aten.median.dim_values": ((torch.tensor([[1.0, 2, 2, 0], [3, 1, 1, 3]]), 1),
+                                   {"values": torch.zeros(2),
+                                    "indices": torch.zeros(2, dtype=torch.long)}),
+        "aten.nanmedian.dim_values": ((torch.tensor([[1.0, float("nan"), 2, 2], [3, 1, 1, 3]]),
+                                       1, True), {"values": torch.zeros(2, 1),
+                                                  "indices": torch.zeros(2, 1, dtype=torch.long)}),
     }
 
 

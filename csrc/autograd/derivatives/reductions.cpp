@@ -163,6 +163,8 @@ Grads sort_stable_backward(const Saved& s, const Grads& g) {
 }
 Grads topk_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, -1); }
 Grads kthvalue_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 2, 3); }
+// median.dim / nanmedian.dim(self, dim, keepdim): the same, dim at 1 and keepdim at 2.
+Grads median_dim_backward(const Saved& s, const Grads& g) { return scatter_selected(s, g, 1, 2); }
 
 // logsumexp(self, dim, keepdim): upstream's logsumexp_backward, grad * exp(self - result), the
 // reduced dims put back first unless kept.
@@ -451,6 +453,13 @@ TN_REGISTER_DERIVATIVE("aten::kthvalue",
 TN_REGISTER_DERIVATIVE("aten::logsumexp",
                        {"LogsumexpBackward0", {0}, {{0}}, 1, logsumexp_backward});
 TN_REGISTER_DERIVATIVE("aten::max", {"MaxBackward1", {0}, {{0}}, 1, evenly_backward});
+TN_REGISTER_DERIVATIVE("aten::median", {"MedianBackward0", {0}, {{0}}, 1, evenly_backward});
+TN_REGISTER_DERIVATIVE("aten::nanmedian",
+                       {"NanmedianBackward0", {0}, {{0}}, 1, evenly_backward});
+TN_REGISTER_DERIVATIVE("aten::median.dim",
+                       {"MedianBackward1", {0}, {}, 2, median_dim_backward, 2});
+TN_REGISTER_DERIVATIVE("aten::nanmedian.dim",
+                       {"NanmedianBackward1", {0}, {}, 2, median_dim_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::min", {"MinBackward1", {0}, {{0}}, 1, evenly_backward});
 TN_REGISTER_DERIVATIVE("aten::var.correction",
                        {"VarBackward0", {0}, {{0}}, 0, var_backward});
