@@ -248,21 +248,7 @@ constexpr char kAdaptiveAvg3d[] = "aten::_adaptive_avg_pool3d";
 template <size_t kIndices, size_t kDims>
 Grads max_pool_backward_backward(const Saved& s, const Grads& g) {
   Grads out(2);
-  if (s.need(0)) {
-    const Tensor& idx = s.tensor(kIndices);
-    const Dims& isz = idx->sizes();
-    if (idx->numel() == 0) {
-      out[0] = zeros(isz, g[0]->dtype(), g[0]->device());
-    } else {
-      Dims flat(isz.begin(), isz.end() - kDims);
-      flat.push_back(-1);
-      Dims gflat(g[0]->sizes().begin(), g[0]->sizes().end() - kDims);
-      gflat.push_back(-1);
-      Tensor picked = call_tensor("aten::gather", {V(reshape(g[0], gflat)), Value::of_int(-1),
-                                                   V(reshape(idx, flat))});
-      out[0] = reshape(picked, isz);
-    }
-  }
+  if (s.need(0)) out[0] = max_pool_double_backward(g[0], s.tensor(kIndices), kDims);
   if (s.need(1)) out[1] = zeros_of(s.meta(1));
   return out;
 }

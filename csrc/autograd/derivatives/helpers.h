@@ -161,4 +161,19 @@ inline int grad_slot(const Grads& g, const std::vector<bool>& mask, size_t i) {
   return slot < g.size() ? static_cast<int>(slot) : -1;
 }
 
+// upstream's max_pool_double_backward(grad, indices, dims): grad read back at the indices, plane
+// by plane over the last `dims` dims, in the indices' shape (zeros of it when they are empty).
+// The max pools' double backward and max_unpool's backward.
+inline Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, size_t dims) {
+  const Dims& isz = indices->sizes();
+  if (indices->numel() == 0) return zeros(isz, grad->dtype(), grad->device());
+  Dims flat(isz.begin(), isz.end() - static_cast<std::ptrdiff_t>(dims));
+  flat.push_back(-1);
+  Dims gflat(grad->sizes().begin(), grad->sizes().end() - static_cast<std::ptrdiff_t>(dims));
+  gflat.push_back(-1);
+  Tensor picked = call_tensor("aten::gather", {V(reshape(grad, gflat)), Value::of_int(-1),
+                                               V(reshape(indices, flat))});
+  return reshape(picked, isz);
+}
+
 }  // namespace tn::autograd::d

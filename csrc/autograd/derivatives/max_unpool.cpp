@@ -10,16 +10,7 @@ using namespace d;
 
 template <int kDims>
 Grads max_unpool_backward(const Saved& s, const Grads& g) {
-  const Tensor& idx = s.tensor(1);
-  const Dims& isz = idx->sizes();
-  if (idx->numel() == 0) return {zeros(isz, g[0]->dtype(), g[0]->device())};
-  Dims flat(isz.begin(), isz.end() - kDims);
-  flat.push_back(-1);
-  Dims gflat(g[0]->sizes().begin(), g[0]->sizes().end() - kDims);
-  gflat.push_back(-1);
-  Tensor picked = call_tensor("aten::gather", {V(reshape(g[0], gflat)), Value::of_int(-1),
-                                               V(reshape(idx, flat))});
-  return {reshape(picked, isz)};
+  return {max_pool_double_backward(g[0], s.tensor(1), kDims)};
 }
 
 }  // namespace
