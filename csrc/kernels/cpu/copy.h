@@ -17,8 +17,25 @@ template <typename T>
 constexpr bool is_float_like_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                                  std::is_same_v<T, BFloat16>;
 
-// Upstream's c10::convert: to bool is `!= 0`; float to an integer goes through int64 (so -1.0
-// to uint8 wraps to 255 rather than being undefined); 16-bit floats round through float.
+// A float's truncation to int32 as x86's cvttss2si / cvttsd2si gives it, which upstream's
+// static_cast compiles to: NaN and values outside int32's range become INT32_MIN. Written out
+// because the bare cast is undefined for them in C++ (ours compiled to a 64-bit truncation).
+template <typename F>
+inline int32_t truncate_to_int32(F v) {
+  if (!(v > F(-2147483649.0) && v < F(2147483648.0))) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+// The same for int64 (cvttsd2si's 64-bit form): NaN and out-of-range values become INT64_MIN.
+template <typename F>
+inline int64_t truncate_to_int64(F v) {
+  if (!(v >= F(-9223372036854775808.0) && v < F(9223372036854775808.0))) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+// Upstream's c10::convert: to bool is `!= 0`; float to int64 and to uint8 goes through int64 (so
+// -1.0 to uint8 wraps to 255 rather than being undefined); to int32, int16 and int8 through
+// int32 as above (NaN to int16 is 0, INT32_MIN's low bits); 16-bit floats round through float.
 // Complex to real keeps the real part (bool: either part != 0); real to complex has imag 0.
 template <typename D, typename S>
 inline D convert(S s) {
@@ -38,7 +55,11 @@ inline D convert(S s) {
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
     return D(static_cast<float>(static_cast<acc_t<S>>(s)));
   } else if constexpr (is_float_like_v<S> && !is_float_like_v<D>) {
-    return static_cast<D>(static_cast<int64_t>(static_cast<acc_t<S>>(s)));
+    if constexpr (std::is_signed_v<D> && sizeof(D) <= 4) {
+      return static_cast<D>(truncate_to_int32(static_cast<acc_t<S>>(s)));
+    } else {
+      return static_cast<D>(truncate_to_int64(static_cast<acc_t<S>>(s)));
+    }
   } else {
     return static_cast<D>(static_cast<acc_t<S>>(s));
   }
