@@ -2,7 +2,8 @@
 // stable (the slice max is subtracted first); float16/bfloat16 compute in float. Contiguous
 // float32 over the last dim takes vec::softmax_row_f32 (upstream's vectorised steps and bits,
 // 6x15x384: 231 -> ~20 us), float64 softmax_row_f64 (its steps and bits, measured); elsewhere
-// the sum runs sequentially with std::exp, within an ulp or two of upstream. _log_softmax_backward_data and _softmax_backward_data (float32/float64)
+// the sum runs sequentially with std::exp, within an ulp or two of upstream.
+// _log_softmax_backward_data and _softmax_backward_data (float32/float64; 16-bit in float)
 // follow upstream's vector kernels: grad - exp(output) * sum(grad) as one FMA with SLEEF's exp,
 // and (grad - sum(grad * output)) * output, the sums in upstream's lane order over the last
 // dim; over another dim each element's sum runs in order, its products fused, and the elements
@@ -174,25 +175,22 @@ TN_REGISTER_COMPOSITE("aten::softmax.int", softmax_int<false>);
 TN_REGISTER_COMPOSITE("aten::log_softmax.int", softmax_int<true>);
 
 // _log_softmax_backward_data / _softmax_backward_data(grad_output, output, dim, input_dtype):
-// grad_output's shape.
+// grad_output's shape; its dtype, except that float32 gradients of a float16 input give float16
+// (upstream's rule for its CUDA half-to-float softmax, which its CPU kernel then refuses).
 void log_softmax_backward_rule(Call& c) {
   const Tensor &grad = c.tensor(0), &out = c.tensor(1);
   wrap_dim(c.to_int(2), grad->dim());
   TN_CHECK(grad->sizes() == out->sizes(), "grad_output and output must have the same sizes");
-  c.ret(new_on(grad, grad->sizes(), grad->dtype()));
+  ScalarType dt = grad->dtype();
+  if (dt == ScalarType::Float && c.optional_dtype(3) == ScalarType::Half) dt = ScalarType::Half;
+  c.ret(new_on(grad, grad->sizes(), dt));
 }
 
-// Both backward kernels: grad_input over rows of `len` along dim, `inner` apart.
+// Both backward kernels: grad_input over rows of `len` along dim, `inner` apart; g and y are
+// contiguous and of res's dtype, float32 or float64.
 template <bool Log>
-void softmax_backward_cpu(Call& c) {
-  const std::string& key = c.key();
-  Tensor g = contiguous(c.tensor(0), key), y = contiguous(c.tensor(1), key);
-  const Tensor& res = c.results[0].tensor;
-  TN_CHECK_KIND(g->dtype() == y->dtype() && (g->dtype() == ScalarType::Float ||
-                                              g->dtype() == ScalarType::Double),
-                NotImplemented, key, " has no kernel in torchnative for dense CPU tensors of "
-                "dtype ", name(g->dtype()), " (float32 and float64 only)");
-  int64_t dim = wrap_dim(c.to_int(2), g->dim());
+void softmax_backward_rows(const Tensor& g, const Tensor& y, const Tensor& res, int64_t dim,
+                           const std::string& key) {
   int64_t len = g->dim() == 0 ? 1 : g->size(dim), inner = 1, outer = 1;
   for (int64_t i = dim + 1; i < g->dim(); ++i) inner *= g->size(i);
   for (int64_t i = 0; i < dim; ++i) outer *= g->size(i);
@@ -254,6 +252,31 @@ void softmax_backward_cpu(Call& c) {
       if (o.get() != res.get()) copy_cast(res, o, key);
     }
   });
+}
+
+// float16 and bfloat16 compute in float as upstream's kernels do (its opmath vectors), the
+// result rounded once to the 16-bit type; the float sums' lane order is float32's, so a row
+// can differ from upstream's by the 16-bit type's rounding of a float ulp or two.
+template <bool Log>
+void softmax_backward_cpu(Call& c) {
+  const std::string& key = c.key();
+  Tensor g = contiguous(c.tensor(0), key), y = contiguous(c.tensor(1), key);
+  const Tensor& res = c.results[0].tensor;
+  ScalarType dt = g->dtype();
+  bool reduced = dt == ScalarType::Half || dt == ScalarType::BFloat16;
+  // Upstream's kernel reads output and writes grad_input as grad_output's dtype.
+  for (ScalarType other : {y->dtype(), res->dtype()})
+    TN_CHECK(other == dt, "expected scalar type ", enum_name(dt), " but found ",
+             enum_name(other));
+  TN_CHECK_KIND(dt == ScalarType::Float || dt == ScalarType::Double || reduced, NotImplemented,
+                key, " has no kernel in torchnative for dense CPU tensors of dtype ", name(dt),
+                " (float32, float64, float16 and bfloat16)");
+  int64_t dim = wrap_dim(c.to_int(2), g->dim());
+  if (!reduced) return softmax_backward_rows<Log>(g, y, res, dim, key);
+  Tensor gf = cast_to(g, ScalarType::Float, key), yf = cast_to(y, ScalarType::Float, key);
+  Tensor of = new_on(gf, gf->sizes(), ScalarType::Float);
+  softmax_backward_rows<Log>(gf, yf, of, dim, key);
+  copy_cast(res, of, key);
 }
 TN_REGISTER_STRUCTURED("aten::_log_softmax_backward_data", log_softmax_backward_rule,
                        softmax_backward_cpu<true>);
