@@ -86,6 +86,8 @@ cases = {
     "conj mul": lambda p: p["a"].conj() * p["b"],
     "conj imag": lambda p: p["a"].conj().imag,
     "conj_physical": lambda p: p["a"].conj_physical(),
+    "conj_physical_": lambda p: (p["a"] * 1).conj_physical_(),
+    "conj_physical_ real": lambda p: (p["t"] * 1).conj_physical_(),
     "resolve_conj": lambda p: (p["a"] * 1).conj().resolve_conj(),
     "to complex": lambda p: p["t"].to(torch.complex128 if p["t"].dtype == torch.float64
                                       else torch.complex64),

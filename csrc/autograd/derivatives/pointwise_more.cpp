@@ -303,6 +303,9 @@ TN_REGISTER_DERIVATIVE("aten::sgn", {"SgnBackward0", {0}, {{0}}, 1, sgn_backward
 TN_REGISTER_DERIVATIVE("aten::angle", {"AngleBackward0", {0}, {{0}}, 0, angle_backward});
 TN_REGISTER_DERIVATIVE("aten::_conj_physical",
                        {"ConjPhysicalBackward0", {0}, {}, 0, conj_physical_backward});
+// conj_physical_ (in place; conj_physical itself composes _conj_physical): the same gradient.
+TN_REGISTER_DERIVATIVE("aten::conj_physical_",
+                       {"ConjPhysicalBackward1", {0}, {}, 0, conj_physical_backward});
 TN_REGISTER_DERIVATIVE("aten::_neg_view", {"NegViewBackward0", {0}, {}, 0, neg_view_backward});
 TN_REGISTER_DERIVATIVE("aten::ceil", {"CeilBackward0", {0}, {}, 0, zero_backward});
 TN_REGISTER_DERIVATIVE("aten::floor", {"FloorBackward0", {0}, {}, 0, zero_backward});
@@ -350,7 +353,7 @@ TN_REGISTER_DERIVATIVE("aten::div.Scalar_mode",
                        {"DivBackward3", {0}, {}, 0, div_scalar_mode_backward});
 TN_COMPLEX_READY("aten::exp2", "aten::expm1", "aten::log1p", "aten::abs", "aten::sin", "aten::cos", "aten::tan", "aten::log10", "aten::log2",
                  "aten::reciprocal", "aten::sgn", "aten::angle", "aten::_conj_physical",
-                 "aten::_neg_view", "aten::where.self", "aten::pow.Tensor_Tensor",
+                 "aten::conj_physical_", "aten::_neg_view", "aten::where.self", "aten::pow.Tensor_Tensor",
                  "aten::pow.Scalar", "aten::rsub.Tensor");
 
 }  // namespace tn::autograd
