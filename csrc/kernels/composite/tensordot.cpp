@@ -2,7 +2,9 @@
 // CompositeImplicitAutograd, so autograd and a dispatch mode see the pieces): tensordot (+ out=),
 // inner (+ out=), kron (+ out=), with upstream's messages (LinearAlgebra.cpp).
 //   tensordot: size-1 contracted dims are summed away first (keepdim), the rest permuted to the
-//     end of the first operand and the front of the second, one mm between them, reshaped.
+//     end of the first operand and the front of the second, one mm between them, reshaped; a
+//     full contraction (nothing left uncontracted) is a dot of the permuted operands when both
+//     are contiguous, else their squeezed product summed.
 //   inner: a product when either is 0-dim, else tensordot over both last dims.
 //   kron: each operand viewed with size-1 dims interleaved (_unsafe_view), one broadcast mul,
 //     viewed back to the Kronecker shape.
@@ -65,6 +67,23 @@ Tensor tensordot_of(const Tensor& a, const Tensor& b, const Dims& dims1, const D
     p2.push_back(i);
     size2 *= t2->size(i);
     rsizes.push_back(t2->size(i));
+  }
+  if (size1 == 1 && size2 == 1) {  // a full contraction: upstream's dot, or mul and sum
+    Tensor q1 = call_tensor("aten::permute", {t(t1), ints(p1)});
+    Tensor q2 = call_tensor("aten::permute", {t(t2), ints(p2)});
+    Tensor r;
+    if (q1->is_contiguous() && q2->is_contiguous()) {
+      auto flat = [](const Tensor& x) {
+        return call_tensor("aten::flatten.using_ints", {t(x), Value::of_int(0),
+                                                        Value::of_int(-1)});
+      };
+      r = call_tensor("aten::dot", {t(flat(q1)), t(flat(q2))});
+    } else {
+      Tensor prod = call_tensor("aten::mul.Tensor", {t(call_tensor("aten::squeeze", {t(q1)})),
+                                                     t(call_tensor("aten::squeeze", {t(q2)}))});
+      r = call_tensor("aten::sum", {t(prod), Value::of_dtype(q1->dtype())});
+    }
+    return call_tensor("aten::reshape", {t(r), ints(rsizes)});
   }
   auto permuted = [](const Tensor& x, const Dims& p, const Dims& shape) {
     return call_tensor("aten::reshape", {t(call_tensor("aten::permute", {t(x), ints(p)})),

@@ -46,30 +46,94 @@ std::vector<U> pack(int64_t rows, int64_t cols, const T* p, int64_t s0, int64_t 
   return out;
 }
 
+// One BLAS gemm call; row-major with C's leading dim n unless `order` and ldc say otherwise.
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const float* a, int64_t lda,
                CBLAS_TRANSPOSE tb, const float* b, int64_t ldb, float* c, GemmScale alpha,
-               GemmScale beta) {
-  blas().sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha.re), a, lda, b, ldb,
-              static_cast<float>(beta.re), c, n);
+               GemmScale beta, CBLAS_ORDER order = CblasRowMajor, int64_t ldc = -1) {
+  blas().sgemm(order, ta, tb, m, n, k, static_cast<float>(alpha.re), a, lda, b, ldb,
+              static_cast<float>(beta.re), c, ldc < 0 ? n : ldc);
 }
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const double* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const double* b, int64_t ldb, double* c,
-               GemmScale alpha, GemmScale beta) {
-  blas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha.re, a, lda, b, ldb, beta.re, c, n);
+               GemmScale alpha, GemmScale beta, CBLAS_ORDER order = CblasRowMajor,
+               int64_t ldc = -1) {
+  blas().dgemm(order, ta, tb, m, n, k, alpha.re, a, lda, b, ldb, beta.re, c, ldc < 0 ? n : ldc);
 }
 
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cfloat* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const cfloat* b, int64_t ldb, cfloat* c,
-               GemmScale alpha, GemmScale beta) {
+               GemmScale alpha, GemmScale beta, CBLAS_ORDER order = CblasRowMajor,
+               int64_t ldc = -1) {
   cfloat al(static_cast<float>(alpha.re), static_cast<float>(alpha.im));
   cfloat be(static_cast<float>(beta.re), static_cast<float>(beta.im));
-  blas().cgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
+  blas().cgemm(order, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc < 0 ? n : ldc);
 }
 void blas_call(int64_t m, int64_t n, int64_t k, CBLAS_TRANSPOSE ta, const cdouble* a,
                int64_t lda, CBLAS_TRANSPOSE tb, const cdouble* b, int64_t ldb, cdouble* c,
-               GemmScale alpha, GemmScale beta) {
+               GemmScale alpha, GemmScale beta, CBLAS_ORDER order = CblasRowMajor,
+               int64_t ldc = -1) {
   cdouble al(alpha.re, alpha.im), be(beta.re, beta.im);
-  blas().zgemm(CblasRowMajor, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, n);
+  blas().zgemm(order, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc < 0 ? n : ldc);
+}
+
+// Upstream's addmm_impl_cpu_ and cpublas::gemm planning the column-major BLAS call for
+// C (m x n, row-major contiguous) = A·B: C is read as column-major when n == 1 and as its
+// transpose otherwise (A and B then swap); each operand goes in as it lies (no transpose or
+// transpose, by its raw strides) or as a contiguous copy; normalize_last_dims then rewrites the
+// leading dims of size-1 shapes. MKL picks its kernels by these flags and dims, so a 1 x k by
+// k x 1 product (or any n == 1 one) sums in upstream's order only when called exactly so.
+// False when upstream would not call BLAS (a leading dim out of its bounds): the caller plans.
+template <typename T>
+bool upstream_planned_gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t as0,
+                           int64_t as1, const T* b, int64_t bs0, int64_t bs1, T* c,
+                           GemmScale alpha, GemmScale beta) {
+  const bool tc = n != 1;
+  struct Operand {
+    const T* p;
+    int64_t rows, cols, s[2];
+  };
+  Operand m1{a, m, k, {as0, as1}}, m2{b, k, n, {bs0, bs1}};
+  if (tc) std::swap(m1, m2);
+  const int64_t M = tc ? n : m, N = tc ? m : n, K = k;
+  const int p = tc ? 1 : 0, q = tc ? 0 : 1;
+  std::vector<T> copy_a, copy_b;
+  // Whether an operand goes in transposed, and its leading dim (its copy's when copied).
+  auto place = [&](Operand& o, int64_t first, int64_t second, std::vector<T>& copy,
+                   bool* trans) {
+    if (o.s[p] == 1 && o.s[q] >= std::max<int64_t>(1, first)) {
+      *trans = false;
+    } else if (o.s[q] == 1 && o.s[p] >= std::max<int64_t>(1, second)) {
+      *trans = true;
+    } else {
+      *trans = !tc;
+      copy = pack<T>(o.rows, o.cols, o.p, o.s[0], o.s[1]);
+      o = Operand{copy.data(), o.rows, o.cols, {o.cols, 1}};
+    }
+    return o.s[*trans == tc ? 1 : 0];
+  };
+  bool ta = false, tb = false;
+  int64_t lda = place(m1, M, K, copy_a, &ta);
+  int64_t ldb = place(m2, K, N, copy_b, &tb);
+  int64_t ldc = tc ? n : 1;
+  if (N == 1) ldc = M;  // normalize_last_dims
+  if (ta) {
+    if (M == 1) lda = K;
+  } else if (K == 1) {
+    lda = M;
+  }
+  if (tb) {
+    if (K == 1) ldb = N;
+  } else if (N == 1) {
+    ldb = K;
+  }
+  const int64_t kIntMax = (1LL << 31) - 1;
+  if (lda > kIntMax || ldb > kIntMax || ldc > kIntMax ||
+      lda < std::max<int64_t>(1, ta ? K : M) || ldb < std::max<int64_t>(1, tb ? N : K) ||
+      ldc < std::max<int64_t>(1, M))
+    return false;
+  blas_call(M, N, K, ta ? CblasTrans : CblasNoTrans, m1.p, lda, tb ? CblasTrans : CblasNoTrans,
+            m2.p, ldb, c, alpha, beta, CblasColMajor, ldc);
+  return true;
 }
 
 // float/double (and their complex types): operands in place where BLAS can read them, packed
@@ -142,6 +206,18 @@ void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale a
   }
 }
 
+template <typename T>
+void gemm_as_addmm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale alpha,
+                   GemmScale beta) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) {
+    if (m > 0 && n > 0 && k > 0 && m < (1LL << 31) && n < (1LL << 31) && k < (1LL << 31) &&
+        upstream_planned_gemm<T>(m, n, k, static_cast<const T*>(a.p), a.s0, a.s1,
+                                 static_cast<const T*>(b.p), b.s0, b.s1, c, alpha, beta))
+      return;
+  }
+  gemm<T>(m, n, k, a, b, c, alpha, beta);
+}
+
 namespace {
 void batch_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha,
                 const float** a, int lda, const float** b, int ldb, float beta, float** c,
@@ -207,8 +283,10 @@ TN_GEMM_BATCHED(cfloat)
 TN_GEMM_BATCHED(cdouble)
 #undef TN_GEMM_BATCHED
 
-#define TN_GEMM(T) \
-  template void gemm<T>(int64_t, int64_t, int64_t, MatRef, MatRef, T*, GemmScale, GemmScale);
+#define TN_GEMM(T)                                                                           \
+  template void gemm<T>(int64_t, int64_t, int64_t, MatRef, MatRef, T*, GemmScale, GemmScale); \
+  template void gemm_as_addmm<T>(int64_t, int64_t, int64_t, MatRef, MatRef, T*, GemmScale,   \
+                                 GemmScale);
 TN_GEMM(uint8_t)
 TN_GEMM(int8_t)
 TN_GEMM(int16_t)

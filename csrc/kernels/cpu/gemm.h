@@ -27,6 +27,13 @@ template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale alpha,
           GemmScale beta);
 
+// The same product planned as upstream's mm/addmm plans its BLAS call (C read column-major when
+// n == 1, operands by their raw strides, upstream's leading-dim rules), so MKL runs the kernels,
+// and sums in the order, it runs for upstream; mm, addmm and their users call this.
+template <typename T>
+void gemm_as_addmm(int64_t m, int64_t n, int64_t k, MatRef a, MatRef b, T* c, GemmScale alpha,
+                   GemmScale beta);
+
 // `batch` products C_i = alpha*A_i·B_i + beta*C_i, A_i at a.p + i * a_batch (elements), B_i
 // likewise, C_i at c + i * m * n. float and double whose matrices BLAS reads in place go to
 // MKL's batched GEMM in one call, as upstream's bmm (its cpublas::gemm_batched_with_stride);
