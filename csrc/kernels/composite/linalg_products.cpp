@@ -1,6 +1,6 @@
 // Matrix and vector products upstream composes from others (LinearAlgebra.cpp), in its order of
 // operations, so their values are those of the products they call:
-//   vdot(a, b)                  dot of conj(a) and b (dot itself for real dtypes);
+//   vdot.out                    vdot (a kernel: cpu/blas.cpp) written to out;
 //   linalg_vecdot(x, y, dim)    vdot for two vectors, else (conj(x) * y).sum(dim);
 //   linalg_matrix_power(A, n)   identity, a clone, inv, or matmuls by the binary digits of |n|
 //                               from the lowest (of inv(A) for n < 0); matrix_power the same;
@@ -27,16 +27,9 @@ Tensor mm(const Tensor& a, const Tensor& b) { return call_tensor("aten::mm", {t(
 
 // --- vdot and linalg_vecdot ---------------------------------------------------------------
 
+// vdot itself is a kernel (cpu/blas.cpp: ?dotc, as upstream's).
 Tensor vdot_of(const Tensor& a, const Tensor& b) {
-  if (!is_complex(a->dtype())) return call_tensor("aten::dot", {t(a), t(b)});
-  return call_tensor("aten::dot", {t(call_tensor("aten::conj_physical", {t(a)})), t(b)});
-}
-void vdot(Call& c) {
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
-  // dot's checks first (its messages), then the conjugate.
-  TN_CHECK(a->dim() == 1 && b->dim() == 1, "1D tensors expected, but got ", a->dim(), "D and ",
-           b->dim(), "D tensors");
-  c.ret(vdot_of(a, b));
+  return call_tensor("aten::vdot", {t(a), t(b)});
 }
 void vdot_out(Call& c) {
   c.ret(write_out(c.tensor(2), vdot_of(c.tensor(0), c.tensor(1)), c.key()));
@@ -61,7 +54,6 @@ void linalg_vecdot_out(Call& c) {
            enum_name(r->dtype()), " but found ", enum_name(out->dtype()));
   c.ret(write_out(out, r, c.key()));
 }
-TN_REGISTER_COMPOSITE("aten::vdot", vdot);
 TN_REGISTER_COMPOSITE("aten::vdot.out", vdot_out);
 TN_REGISTER_COMPOSITE("aten::linalg_vecdot", linalg_vecdot);
 TN_REGISTER_COMPOSITE("aten::linalg_vecdot.out", linalg_vecdot_out);

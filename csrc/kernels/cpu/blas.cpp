@@ -222,10 +222,75 @@ void mv_rule(Call& c) {
   check_gemm_dtype(m, c.key());
   c.ret(new_on(m, {m->size(0)}, m->dtype()));
 }
+// ?gemv as upstream's addmv_impl_cpu calls it (beta 0): the matrix as it lies column-major
+// ('n'), or transposed ('t'), or a contiguous copy transposed; a single column's leading dim is
+// its length; positive increments only (upstream's own loops otherwise, ours gemm below).
+void gemv_call(char trans, int m, int n, const float* a, int lda, const float* x, int incx,
+               float* y, int incy) {
+  blas().sgemv(CblasColMajor, trans == 'n' ? CblasNoTrans : CblasTrans, m, n, 1.f, a, lda, x,
+               incx, 0.f, y, incy);
+}
+void gemv_call(char trans, int m, int n, const double* a, int lda, const double* x, int incx,
+               double* y, int incy) {
+  blas().dgemv(CblasColMajor, trans == 'n' ? CblasNoTrans : CblasTrans, m, n, 1.0, a, lda, x,
+               incx, 0.0, y, incy);
+}
+void gemv_call(char trans, int m, int n, const cfloat* a, int lda, const cfloat* x, int incx,
+               cfloat* y, int incy) {
+  const cfloat one(1.f, 0.f), zero(0.f, 0.f);
+  blas().cgemv(CblasColMajor, trans == 'n' ? CblasNoTrans : CblasTrans, m, n, &one, a, lda, x,
+               incx, &zero, y, incy);
+}
+void gemv_call(char trans, int m, int n, const cdouble* a, int lda, const cdouble* x, int incx,
+               cdouble* y, int incy) {
+  const cdouble one(1.0, 0.0), zero(0.0, 0.0);
+  blas().zgemv(CblasColMajor, trans == 'n' ? CblasNoTrans : CblasTrans, m, n, &one, a, lda, x,
+               incx, &zero, y, incy);
+}
+template <typename T>
+bool mv_by_gemv(const Tensor& mat, const Tensor& vec, const Tensor& out, const std::string& key) {
+  const int64_t rows = mat->size(0), cols = mat->size(1), s0 = mat->stride(0),
+                s1 = mat->stride(1);
+  auto lda_ok = [](int64_t m, int64_t n, int64_t lda) {
+    return n == 1 || lda >= std::max<int64_t>(1, m);
+  };
+  const T* a = data_of<T>(mat, key);
+  Tensor copy;
+  char trans = 't';
+  int64_t m = cols, n = rows, lda = s0;
+  if (s0 == 1 && lda_ok(rows, cols, s1)) {
+    trans = 'n', m = rows, n = cols, lda = s1;
+  } else if (!(s1 == 1 && lda_ok(cols, rows, s0))) {
+    copy = contiguous(mat, key);
+    a = data_of<T>(copy, key);
+    lda = copy->stride(0);
+  }
+  if (n == 1) lda = m;
+  const int64_t incx = vec->stride(0), incy = out->stride(0), kMax = (1LL << 31) - 1;
+  if (m > kMax || n > kMax || lda > kMax || incx <= 0 || incx > kMax || incy <= 0 ||
+      incy > kMax)
+    return false;
+  gemv_call(trans, static_cast<int>(m), static_cast<int>(n), a, static_cast<int>(lda),
+            data_of<T>(vec, key), static_cast<int>(incx), data_of<T>(out, key),
+            static_cast<int>(incy));
+  return true;
+}
+
 void mv_cpu(Call& c) {
-  const Tensor& v = c.tensor(1);
+  const Tensor &mat = c.tensor(0), &v = c.tensor(1), &out = c.results[0].tensor;
+  const std::string& key = c.key();
+  bool done = false;
+  if (mat->numel() > 0 && out->numel() > 0) {
+    dispatch_dtype_complex(out->dtype(), key, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, cfloat> || std::is_same_v<T, cdouble>)
+        done = mv_by_gemv<T>(mat, v, out, key);
+    });
+  }
+  if (done) return;
   Tensor col = make_view(v, {v->size(0), 1}, {v->stride(0), 1}, v->storage_offset());
-  gemm_2d(c.tensor(0), col, c.results[0].tensor, 1, 0, c.key(), false);
+  gemm_2d(mat, col, out, 1, 0, key, false);
 }
 TN_REGISTER_STRUCTURED("aten::mv", mv_rule, mv_cpu);
 
@@ -242,17 +307,53 @@ void dot_rule(Call& c) {
   check_gemm_dtype(a, c.key());
   c.ret(new_on(a, {}, a->dtype()));
 }
-// float32/float64 call BLAS's dot (upstream's dot does: with MKL the bits are upstream's); other
-// dtypes, and zero or huge strides, run as a 1 x k by k x 1 product.
+// float32/float64 call BLAS's dot and complex ?dotu (upstream's dot does: with MKL the bits are
+// upstream's, zero strides included); other dtypes and huge strides run as a 1 x k by k x 1
+// product.
+// dot and vdot see their arguments' conjugate bits (the Conjugate layer lets them through, as
+// upstream's fallback does) and rewrite as upstream's: dot(conj a, b) = vdot(a, b),
+// dot(a, conj b) = vdot(b, a), dot(conj a, conj b) = conj(dot(a, b)); vdot(conj a, b) = dot(a, b),
+// vdot(a, conj b) = conj(dot(a, b)), vdot(conj a, conj b) = vdot(b, a); a conj() there is the
+// result's conjugate bit.
+template <bool is_vdot>
 void dot_cpu(Call& c) {
-  const Tensor &a = c.tensor(0), &b = c.tensor(1);
+  Tensor a = c.tensor(0), b = c.tensor(1);
+  const std::string& key = c.key();
+  const Tensor& out = c.results[0].tensor;
   int64_t n = a->size(0), sa = n == 1 ? 1 : a->stride(0), sb = n == 1 ? 1 : b->stride(0);
-  bool blas_dot = (a->dtype() == ScalarType::Float || a->dtype() == ScalarType::Double) &&
-                  n > 0 && n < (1LL << 31) && sa > 0 && sb > 0 && sa < (1LL << 31) &&
-                  sb < (1LL << 31);
-  if (blas_dot) {
-    const std::string& key = c.key();
-    const Tensor& out = c.results[0].tensor;
+  const bool strides_ok = n > 0 && n < (1LL << 31) && sa >= 0 && sb >= 0 &&
+                          sa < (1LL << 31) && sb < (1LL << 31);
+  const bool cplx = is_complex(a->dtype());
+  if (cplx && strides_ok) {
+    const bool ca = a->is_conj(), cb = b->is_conj();
+    bool use_dotc = is_vdot, conj_result = false;
+    if (ca && cb) {  // vdot: vdot(b, a) (measured: upstream's result has no conjugate bit)
+      conj_result = !is_vdot;
+      if (is_vdot) std::swap(a, b), std::swap(sa, sb);
+    } else if (ca) {
+      use_dotc = !is_vdot;
+    } else if (cb) {
+      use_dotc = !is_vdot;
+      conj_result = is_vdot;
+      if (!is_vdot) std::swap(a, b), std::swap(sa, sb);
+    }
+    int ni = static_cast<int>(n), ia = static_cast<int>(sa), ib = static_cast<int>(sb);
+    if (a->dtype() == ScalarType::ComplexFloat)
+      (use_dotc ? blas().cdotc : blas().cdotu)(ni, data_of<cfloat>(a, key), ia,
+                                               data_of<cfloat>(b, key), ib,
+                                               data_of<cfloat>(out, key));
+    else
+      (use_dotc ? blas().zdotc : blas().zdotu)(ni, data_of<cdouble>(a, key), ia,
+                                               data_of<cdouble>(b, key), ib,
+                                               data_of<cdouble>(out, key));
+    if (conj_result) out->set_conj(true);
+    return;
+  }
+  if (cplx) {  // empty or huge strides: the bits resolved, vdot as dot of the conjugate
+    a = call_tensor(is_vdot ? "aten::conj_physical" : "aten::resolve_conj", {Value::of(a)});
+    b = call_tensor("aten::resolve_conj", {Value::of(b)});
+  }
+  if (strides_ok && (a->dtype() == ScalarType::Float || a->dtype() == ScalarType::Double)) {
     int ni = static_cast<int>(n), ia = static_cast<int>(sa), ib = static_cast<int>(sb);
     if (a->dtype() == ScalarType::Float)
       *data_of<float>(out, key) = blas().sdot(ni, data_of<float>(a, key), ia,
@@ -264,10 +365,12 @@ void dot_cpu(Call& c) {
   }
   Tensor row = make_view(a, {1, a->size(0)}, {a->size(0), a->stride(0)}, a->storage_offset());
   Tensor col = make_view(b, {b->size(0), 1}, {b->stride(0), 1}, b->storage_offset());
-  Tensor out = make_view(c.results[0].tensor, {1, 1}, {1, 1}, 0);
-  gemm_2d(row, col, out, 1, 0, c.key());
+  gemm_2d(row, col, make_view(out, {1, 1}, {1, 1}, 0), 1, 0, key);
 }
-TN_REGISTER_STRUCTURED("aten::dot", dot_rule, dot_cpu);
+TN_REGISTER_STRUCTURED("aten::dot", dot_rule, dot_cpu<false>);
+// vdot(Tensor self, Tensor other): dot's checks and messages (upstream's dot_check); complex
+// self conjugated (?dotc), real ones dot itself.
+TN_REGISTER_STRUCTURED("aten::vdot", dot_rule, dot_cpu<true>);
 
 
 }  // namespace

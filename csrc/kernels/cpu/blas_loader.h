@@ -37,6 +37,16 @@ struct Blas {
   decltype(&cblas_dgemm) dgemm;
   decltype(&cblas_sdot) sdot;
   decltype(&cblas_ddot) ddot;
+  // Complex dots (result through the last pointer), as upstream's dot calls ?dotu.
+  decltype(&cblas_cdotu_sub) cdotu;
+  decltype(&cblas_zdotu_sub) zdotu;
+  decltype(&cblas_cdotc_sub) cdotc;  // vdot: ?dotc
+  decltype(&cblas_zdotc_sub) zdotc;
+  // Matrix-vector products (upstream's mv / addmv call ?gemv).
+  decltype(&cblas_sgemv) sgemv;
+  decltype(&cblas_dgemv) dgemv;
+  decltype(&cblas_cgemv) cgemv;
+  decltype(&cblas_zgemv) zgemv;
   // Triangular solves (upstream's linalg.solve_triangular calls ?trsm).
   decltype(&cblas_strsm) strsm;
   decltype(&cblas_dtrsm) dtrsm;

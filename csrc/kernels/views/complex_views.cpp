@@ -57,7 +57,9 @@ void resolve_math_bit(Call& c) {
 
 // Ops that handle the bits themselves: views (their result aliases an argument and carries its
 // bits), copy_ (applies them), empty_like (geometry only), clone (empty_like and copy_: its
-// result reads as self with no bit, which is what resolving is), and the bits' own ops.
+// result reads as self with no bit, which is what resolving is), and the bits' own ops; for the
+// conjugate bit also dot / vdot (and their out= forms), which rewrite as upstream's kernels do
+// (cpu/blas.cpp).
 bool resolves_math_bits(int op) {
   const OpInfo& info = all_ops()[op];
   static const char* const kAware[] = {"copy_", "empty_like", "clone", "_conj", "_neg_view",
@@ -76,10 +78,17 @@ bool resolves_math_bits(int op) {
   return true;
 }
 
+// The conjugate bit also reaches dot and vdot (and their out= forms) unresolved.
+bool resolves_conj_bit(int op) {
+  const char* name = all_ops()[op].name;
+  if (std::strcmp(name, "dot") == 0 || std::strcmp(name, "vdot") == 0) return false;
+  return resolves_math_bits(op);
+}
+
 const bool kInstalled = [] {
   set_key_fallback(DispatchKey::Conjugate,
                    Kernel{resolve_math_bit<DispatchKey::Conjugate>, nullptr, nullptr},
-                   resolves_math_bits);
+                   resolves_conj_bit);
   set_key_fallback(DispatchKey::Negative,
                    Kernel{resolve_math_bit<DispatchKey::Negative>, nullptr, nullptr},
                    resolves_math_bits);
