@@ -192,6 +192,11 @@ void check_writes(const Call& call) {
     }
     if (!writes(call, i) || v.tag != Value::Tag::Tensor || !v.tensor) continue;
     if (args[i].is_out) {
+      // An op whose inputs are all non_differentiable (a formula with no edges) writes its out=
+      // whatever requires grad: upstream's generated code checks only the inputs it
+      // differentiates.
+      const Formula* f = formula_of(call.op_index);
+      if (f && f->inputs.empty()) continue;
       // Upstream's generated code refuses any out= call that records; its NotImplemented
       // fallback (an op it has no derivative for) refuses only an out tensor that is a leaf
       // requiring grad, naming the operator, and gives the others its node.
