@@ -61,6 +61,9 @@ for n in names:
     case(f"{n}_out_int_in", lambda: [bits(fo(torch.arange(7), out=o)), bits(o)])
     t = x[:5].clone().requires_grad_()
     case(f"{n}_grad", lambda: [f(t).requires_grad, f(t).grad_fn is None])
+    o = torch.zeros(5)
+    case(f"{n}_out_grad", lambda: [bits(fo(t, out=o)), o.requires_grad])
+    case(f"{n}_complex_grad", lambda: f(torch.ones(2, dtype=torch.complex64).requires_grad_()))
 print(json.dumps(out))
 """
 

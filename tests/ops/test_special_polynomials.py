@@ -74,6 +74,9 @@ for n in names:
     t = xv[:5].clone().requires_grad_()
     case(f"{n}_grad", lambda: [f(t, 3).requires_grad, f(t, t).grad_fn is None,
                                f(2.0, t).requires_grad])
+    o = torch.zeros(5)
+    case(f"{n}_out_grad", lambda: [bits(op.n_scalar_out(t, 3, out=o)), o.requires_grad])
+    case(f"{n}_complex_grad", lambda: f(torch.ones(2, dtype=torch.complex64).requires_grad_(), 2))
 zx = torch.cat([torch.rand(40) * 10 + 1, torch.tensor([1.0, 0.5, 2.0, 3.0, 1.0 + 1e-6, 50.0])])
 zq = torch.cat([torch.rand(20) * 20 - 10, torch.tensor([0.0, -1.0, -2.0, -2.5, 1.0, 1e-3, 9.0,
                                                         1e6, float("inf"), float("nan")])])
