@@ -326,6 +326,7 @@ def written(dtype):
         **ctc_written(),
         **embedding_bag_written(),
         **misc_written(),
+        **special_a_written(dtype),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -496,6 +497,21 @@ def misc_written():
         "aten.nanmedian.dim_values": ((torch.tensor([[1.0, float("nan"), 2, 2], [3, 1, 1, 3]]),
                                        1, True), {"values": torch.zeros(2, 1),
                                                   "indices": torch.zeros(2, 1, dtype=torch.long)}),
+    }
+
+
+def special_a_written(dtype):
+    """special_xlog1py's Scalar spellings and their outs, and special_erfinv.out: the OpInfo
+    samples call only the tensor-tensor xlog1py and the functional erfinv alias."""
+    fdt = dtype if dtype.is_floating_point else torch.float32
+    y = torch.tensor([-1.5, -1.0, -0.5, 0.0, 0.7, 3.0, float("nan")]).to(fdt)
+    x = torch.tensor([0.0, 2.0, -1.5, 0.0, 1.0, -3.0, 0.5]).to(fdt)
+    return {
+        "aten.special_xlog1py.self_scalar": ((2.5, y), {}),
+        "aten.special_xlog1py.other_scalar": ((x, 0.75), {}),
+        "aten.special_xlog1py.self_scalar_out": ((0.0, y), {"out": Out()}),
+        "aten.special_xlog1py.other_scalar_out": ((x, -2.0), {"out": Out()}),
+        "aten.special_erfinv.out": ((torch.linspace(-1, 1, 9).to(fdt),), {"out": Out()}),
     }
 
 

@@ -64,7 +64,7 @@ void load(Blas& b) {
   b.dgemm_batch = symbol<Blas::DgemmBatch>(lib, "cblas_dgemm_batch", path);
   static const char* const kVml[] = {"Sqrt", "Exp", "Ln",  "Log2", "Log10",
                                      "Sin",  "Cos", "Tan", "Tanh", "Erf",
-                                     "Acos", "Asin", "Atan", "Erfc"};
+                                     "Acos", "Asin", "Atan", "Erfc", "ErfInv"};
   static_assert(sizeof(kVml) / sizeof(kVml[0]) == static_cast<size_t>(VmlFn::kCount));
   for (size_t i = 0; i < sizeof(kVml) / sizeof(kVml[0]); ++i) {
     b.vml_s[i] = symbol<VmlS>(lib, (std::string("vms") + kVml[i]).c_str(), path);

@@ -25,7 +25,8 @@ namespace tn {
 // passes it. Bit for bit what upstream's sqrt, exp, log... give (same library, same release):
 // tests/ops/test_unary_vml.py.
 enum class VmlFn : int {
-  Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Erf, Acos, Asin, Atan, Erfc, kCount
+  Sqrt, Exp, Ln, Log2, Log10, Sin, Cos, Tan, Tanh, Erf, Acos, Asin, Atan, Erfc, ErfInv,
+  kCount
 };
 constexpr long long kVmlUpstreamMode = 0x2 | 0x140000 | 0x100;
 using VmlS = void (*)(int n, const float* a, float* r, long long mode);
