@@ -501,8 +501,9 @@ def misc_written():
 
 
 def special_a_written(dtype):
-    """special_xlog1py's Scalar spellings and their outs, and special_erfinv.out: the OpInfo
-    samples call only the tensor-tensor xlog1py and the functional erfinv alias."""
+    """special_xlog1py's Scalar spellings and their outs, special_erfinv.out and
+    special_multigammaln.out: the OpInfo samples call only the tensor-tensor xlog1py and the
+    functional aliases."""
     fdt = dtype if dtype.is_floating_point else torch.float32
     y = torch.tensor([-1.5, -1.0, -0.5, 0.0, 0.7, 3.0, float("nan")]).to(fdt)
     x = torch.tensor([0.0, 2.0, -1.5, 0.0, 1.0, -3.0, 0.5]).to(fdt)
@@ -512,6 +513,8 @@ def special_a_written(dtype):
         "aten.special_xlog1py.self_scalar_out": ((0.0, y), {"out": Out()}),
         "aten.special_xlog1py.other_scalar_out": ((x, -2.0), {"out": Out()}),
         "aten.special_erfinv.out": ((torch.linspace(-1, 1, 9).to(fdt),), {"out": Out()}),
+        # mvlgamma's alias's out= (OpInfo calls the functional spellings only)
+        "aten.special_multigammaln.out": ((torch.linspace(2, 9, 8).to(fdt), 2), {"out": Out()}),
     }
 
 

@@ -1,6 +1,6 @@
 // Derivatives of erfinv, special_entr, special_xlog1py (and its Scalar spellings), frexp and
-// ldexp (kernels/cpu/elementwise_special_a.cpp): upstream's derivatives.yaml formulas, op for
-// op in its order.
+// ldexp (kernels/cpu/elementwise_special_a.cpp) and mvlgamma (kernels/composite/mvlgamma.cpp):
+// upstream's derivatives.yaml formulas, op for op in its order.
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
@@ -73,8 +73,24 @@ Grads ldexp_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// mvlgamma(self, p): upstream's mvlgamma_backward: grad * digamma(arange(-p / 2 + 1/2, 1/2,
+// 1/2) + self.unsqueeze(-1)).sum(-1), the arange in self's dtype.
+Grads mvlgamma_backward(const Saved& s, const Grads& g) {
+  const Tensor& self = s.tensor(0);
+  const double p = static_cast<double>(s.to_int(1));
+  Tensor args = call_tensor("aten::arange.start_step",
+                            {S(-p / 2. + 0.5), S(0.5), S(0.5), Value::of_dtype(self->dtype()),
+                             Value{}, Value::of_device(self->device())});
+  args = add(args, unsqueeze(self, -1));
+  call_tensor("aten::digamma_", {V(args)});
+  Tensor sum = call_tensor("aten::sum.dim_IntList",
+                           {V(args), Value::of_ints(Dims{-1}), Value::of_bool(false), Value{}});
+  return {mul(g[0], sum)};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::mvlgamma", {"MvlgammaBackward0", {0}, {{0}}, 0, mvlgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::erfinv", {"ErfinvBackward0", {0}, {{0}}, 0, erfinv_backward});
 TN_REGISTER_DERIVATIVE("aten::special_entr",
                        {"SpecialEntrBackward0", {0}, {{0}}, 0, entr_backward});
