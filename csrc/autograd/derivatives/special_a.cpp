@@ -1,6 +1,6 @@
-// Derivatives of erfinv, special_entr, special_xlog1py (and its Scalar spellings), frexp and
-// ldexp (kernels/cpu/elementwise_special_a.cpp) and mvlgamma (kernels/composite/mvlgamma.cpp):
-// upstream's derivatives.yaml formulas, op for op in its order.
+// Derivatives of erfinv, special_entr, special_xlog1py (and its Scalar spellings), frexp,
+// ldexp and special_ndtri (kernels/cpu/elementwise_special_a.cpp) and mvlgamma
+// (kernels/composite/mvlgamma.cpp): upstream's derivatives.yaml formulas, op for op.
 #include <cmath>
 
 #include "autograd/derivatives/helpers.h"
@@ -88,8 +88,16 @@ Grads mvlgamma_backward(const Saved& s, const Grads& g) {
   return {mul(g[0], sum)};
 }
 
+// special_ndtri: grad * std::sqrt(2 * M_PI) * (result.square() / 2).exp()
+Grads ndtri_backward(const Saved& s, const Grads& g) {
+  Tensor e = exp(div(op1("aten::square", s.result(0)), int_scalar(2)));
+  return {mul(mul(g[0], Scalar::from_double(std::sqrt(2 * M_PI))), e)};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::special_ndtri",
+                       {"SpecialNdtriBackward0", {0}, {}, 1, ndtri_backward});
 TN_REGISTER_DERIVATIVE("aten::mvlgamma", {"MvlgammaBackward0", {0}, {{0}}, 0, mvlgamma_backward});
 TN_REGISTER_DERIVATIVE("aten::erfinv", {"ErfinvBackward0", {0}, {{0}}, 0, erfinv_backward});
 TN_REGISTER_DERIVATIVE("aten::special_entr",

@@ -15,6 +15,11 @@
 //          is NaN; with the Scalar spellings (wrapped numbers) and their out= forms.
 //   In the 16-bit floats c10's std::log / std::log1p overloads round the logarithm to the type
 //   before the product, which is computed in float and rounded again.
+//   special_ndtri (.out)  a float op, scalar cpu_kernel, float and double only: Math.h's
+//          calc_ndtri (Cephes: rational approximations in y - 1/2 near the centre, in
+//          1 / sqrt(-2 log y) in the tails; the tails' log and sqrt are C's double ones, so
+//          float computes them in double), Horner steps (and the centre's y + y * r) fused
+//          where upstream's kernel build fuses them, as erfinv's.
 //   ldexp (ldexp.out, ldexp_)  upstream's BinaryOps.cpp: a floating self with an integral (or
 //          bool) exponent goes to its ldexp kernel, std::ldexp(double(x), int(e)) rounded to
 //          self's dtype (through float for the 16-bit ones; bool refused as "ldexp_cpu_exp"
@@ -177,6 +182,94 @@ void xlog1py_compute(EwIter& it, const Call&) {
   });
 }
 
+// --- special_ndtri ------------------------------------------------------------------------
+
+// Cephes's ndtri tables (Math.h's calc_ndtri), highest order first.
+constexpr double kNdtriP0[] = {-5.99633501014107895267E1, 9.80010754185999661536E1,
+                               -5.66762857469070293439E1, 1.39312609387279679503E1,
+                               -1.23916583867381258016E0};
+constexpr double kNdtriQ0[] = {1.00000000000000000000E0,  1.95448858338141759834E0,
+                               4.67627912898881538453E0,  8.63602421390890590575E1,
+                               -2.25462687854119370527E2, 2.00260212380060660359E2,
+                               -8.20372256168333339912E1, 1.59056225126211695515E1,
+                               -1.18331621121330003142E0};
+constexpr double kNdtriP1[] = {4.05544892305962419923E0,   3.15251094599893866154E1,
+                               5.71628192246421288162E1,   4.40805073893200834700E1,
+                               1.46849561928858024014E1,   2.18663306850790267539E0,
+                               -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+                               -8.57456785154685413611E-4};
+constexpr double kNdtriQ1[] = {1.00000000000000000000E0,   1.57799883256466749731E1,
+                               4.53907635128879210584E1,   4.13172038254672030440E1,
+                               1.50425385692907503408E1,   2.50464946208309415979E0,
+                               -1.42182922854787788574E-1, -3.80806407691578277194E-2,
+                               -9.33259480895457427372E-4};
+constexpr double kNdtriP2[] = {3.23774891776946035970E0, 6.91522889068984211695E0,
+                               3.93881025292474443415E0, 1.33303460815807542389E0,
+                               2.01485389549179081538E-1, 1.23716634817820021358E-2,
+                               3.01581553508235416007E-4, 2.65806974686737550832E-6,
+                               6.23974539184983293730E-9};
+constexpr double kNdtriQ2[] = {1.00000000000000000000E0, 6.02427039364742014255E0,
+                               3.67983563856160859403E0, 1.37702099489081330271E0,
+                               2.16236993594496635890E-1, 1.34204006088543189037E-2,
+                               3.28014464682127739104E-4, 2.89247864745380683936E-6,
+                               6.79019408009981274425E-9};
+
+// Math.h's polevl: len + 1 coefficients (rounded to T), Horner from 0.
+template <bool F, typename T>
+T polevl(T x, const double* a, size_t len) {
+  T r = 0;
+  for (size_t i = 0; i <= len; ++i) r = madd<F>(r, x, static_cast<T>(a[i]));
+  return r;
+}
+
+// Math.h's calc_ndtri: the inverse of the standard normal CDF.
+template <bool F, typename T>
+T ndtri_of(T y0) {
+  const T s2pi = static_cast<T>(2.50662827463100050242E0);
+  const T e2 = static_cast<T>(0.13533528323661269189);  // exp(-2)
+  if (y0 == T(0)) return -std::numeric_limits<T>::infinity();
+  if (y0 == T(1)) return std::numeric_limits<T>::infinity();
+  if (y0 < T(0) || y0 > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  bool code = true;
+  T y = y0;
+  if (y > T(1) - e2) {
+    y = T(1) - y;
+    code = false;
+  }
+  if (y > e2) {
+    y = y - T(0.5);
+    const T y2 = y * y;
+    const T x = madd<F>(y, y2 * polevl<F>(y2, kNdtriP0, 4) / polevl<F>(y2, kNdtriQ0, 8), y);
+    return x * s2pi;
+  }
+  // (upstream calls ::log and ::sqrt, C's double functions: float computes these in double)
+  const double dy = static_cast<double>(y);
+  T x = static_cast<T>(::sqrt(static_cast<double>(T(-2.0)) * ::log(dy)));
+  const double dx = static_cast<double>(x);
+  const T x0 = static_cast<T>(dx - ::log(dx) / dx);
+  const T z = T(1) / x;
+  const T x1 = x < T(8.0) ? z * polevl<F>(z, kNdtriP1, 8) / polevl<F>(z, kNdtriQ1, 8)
+                          : z * polevl<F>(z, kNdtriP2, 8) / polevl<F>(z, kNdtriQ2, 8);
+  x = x0 - x1;
+  return code ? -x : x;
+}
+
+// special_ndtri: scalar cpu_kernel, float and double only (upstream's dispatch).
+void ndtri_compute(EwIter& it, const Call&) {
+  ew_dispatch<kEwFloats>(it.common, "ndtri_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (is_reduced_float_v<T>) {
+      TN_FAIL(NotImplemented, "\"ndtri_cpu\" not implemented for '",
+              c10_dtype_name(it.common), "'");
+    } else {
+      with_fusing([&](auto f) {
+        constexpr bool F = decltype(f)::value;
+        ew_run<T, T>(it, [](T a) { return ndtri_of<F>(a); });
+      });
+    }
+  });
+}
+
 // --- ldexp ---------------------------------------------------------------------------------
 
 bool is_integral_or_bool(ScalarType t) { return !is_floating(t) && !is_complex(t); }
@@ -324,6 +417,8 @@ TN_REGISTER_ELEMENTWISE("aten::special_xlog1py.other_scalar", kFloat2, xlog1py_c
 TN_REGISTER_ELEMENTWISE("aten::special_xlog1py.out", kFloat2O, xlog1py_compute);
 TN_REGISTER_ELEMENTWISE("aten::special_xlog1py.self_scalar_out", kFloat2O, xlog1py_compute);
 TN_REGISTER_ELEMENTWISE("aten::special_xlog1py.other_scalar_out", kFloat2O, xlog1py_compute);
+TN_REGISTER_ELEMENTWISE("aten::special_ndtri", kFloat1, ndtri_compute);
+TN_REGISTER_ELEMENTWISE("aten::special_ndtri.out", kFloat1O, ndtri_compute);
 TN_REGISTER_KERNEL("aten::ldexp.Tensor", DenseCPU, ldexp_functional<true>);
 TN_REGISTER_KERNEL("aten::ldexp.Tensor", Meta, ldexp_functional<false>);
 TN_REGISTER_KERNEL("aten::ldexp.out", DenseCPU, (ldexp_out<true, false>));
