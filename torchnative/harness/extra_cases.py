@@ -327,6 +327,7 @@ def written(dtype):
         **embedding_bag_written(),
         **misc_written(),
         **special_a_written(dtype),
+        **scans_written(dtype),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -515,6 +516,21 @@ def special_a_written(dtype):
         "aten.special_erfinv.out": ((torch.linspace(-1, 1, 9).to(fdt),), {"out": Out()}),
         # mvlgamma's alias's out= (OpInfo calls the functional spellings only)
         "aten.special_multigammaln.out": ((torch.linspace(2, 9, 8).to(fdt), 2), {"out": Out()}),
+    }
+
+
+def scans_written(dtype):
+    """quantile's and nanquantile's tensor-q overloads and their outs (the OpInfo samples pass
+    q as a float), in the draw's dtype (int64 is refused by both), NaN in one row."""
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(21)).to(dtype)
+    if dtype.is_floating_point:
+        x[1, 2] = float("nan")
+    q = torch.tensor([0.1, 0.5, 0.9], dtype=x.dtype)
+    return {
+        "aten.quantile.default": ((x, q, 1), {"interpolation": "midpoint"}),
+        "aten.quantile.out": ((x, q, None, True), {"out": torch.zeros(0, dtype=x.dtype)}),
+        "aten.nanquantile.default": ((x, q, -1, True), {"interpolation": "nearest"}),
+        "aten.nanquantile.out": ((x, q, 0), {"out": torch.zeros(0, dtype=x.dtype)}),
     }
 
 
