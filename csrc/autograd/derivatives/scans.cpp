@@ -43,7 +43,7 @@ Tensor reverse_logcumsumexp(const Tensor& x, int64_t dim) {
   return call_tensor("aten::flip", {V(r), dims});
 }
 
-// logcumsumexp(self, dim): upstream's logcumsumexp_backward for real tensors, the positive and
+// logcumsumexp(self, dim): upstream's logcumsumexp_backward; for real tensors the positive and
 // negative parts of grad taken apart in log space (log|grad| where grad has that sign, the
 // dtype's lowest elsewhere): exp(rev_lcse(log_pos - result) + self) minus the same of log_neg.
 Grads logcumsumexp_backward(const Saved& s, const Grads& g) {
@@ -52,6 +52,11 @@ Grads logcumsumexp_backward(const Saved& s, const Grads& g) {
   const Tensor& self = s.tensor(0);
   const Tensor& result = s.result(0);
   const int64_t dim = s.to_int(1);
+  if (cx(grad)) {  // no sign split: exp(rev_lcse(log(conj(grad)) - result) + self), conjugated
+    Tensor log_grad = call_tensor("aten::log", {V(conj(grad))});
+    Tensor out = exp(add(reverse_logcumsumexp(sub(log_grad, result), dim), self));
+    return {conj(out)};
+  }
   Tensor low = call_tensor("aten::scalar_tensor", {S(lowest_of(grad->dtype())),
                                                    Value::of_dtype(grad->dtype()), Value{},
                                                    Value::of_device(grad->device())});
@@ -69,5 +74,6 @@ TN_REGISTER_DERIVATIVE("aten::cummax", {"CummaxBackward0", {0}, {}, 2, cum_minma
 TN_REGISTER_DERIVATIVE("aten::cummin", {"CumminBackward0", {0}, {}, 2, cum_minmax_backward, 2});
 TN_REGISTER_DERIVATIVE("aten::logcumsumexp",
                        {"LogcumsumexpBackward0", {0}, {{0}}, 1, logcumsumexp_backward});
+TN_COMPLEX_READY("aten::logcumsumexp");
 
 }  // namespace tn::autograd

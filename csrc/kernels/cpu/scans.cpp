@@ -1,14 +1,16 @@
 // cummax, cummin and logcumsumexp on dense CPU tensors, with their out= forms, as upstream's
 // ReduceOps.cpp and ReduceOpsKernel.cpp compute them; Meta gives the shapes. Not here: cumsum
-// and cumprod (reduce_sum.cpp), logcumsumexp of complex tensors (refused by name).
+// and cumprod (reduce_sum.cpp).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/cpu/elementwise_loop.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
@@ -133,6 +135,42 @@ A log_add_exp(A x, A y) {
   return x;
 }
 
+// The complex step (upstream's complex _log_add_exp_helper, in complex128): min and max by
+// real part, a NaN in either part of y (then of x) taking both; a NaN min gives NaN; equal
+// infinite real parts give min (-inf) or log(exp(min) + exp(max)) (+inf); else
+// log1p(exp(min - max)) + max with c10's complex log1p.
+// (upstream's kernel is built per CPU capability: its AVX2 and AVX-512 builds contract
+// x * (2 + x) + y * y into one fused multiply-add, as ew_cpu_has_avx2_fma says ours runs)
+template <typename R>
+std::complex<R> c10_log1p(std::complex<R> z) {
+  static const bool fused = ew_cpu_has_avx2_fma();
+  const R x = z.real(), y = z.imag();
+  const R zabs = std::abs(z);
+  const R theta = std::atan2(y, x + R(1));
+  if (zabs < R(0.5)) {
+    const R r = fused ? std::fma(y, y, x * (R(2) + x)) : x * (R(2) + x) + y * y;
+    if (r == 0) return {x, theta};
+    return {R(0.5) * std::log1p(r), theta};
+  }
+  return {std::log(std::hypot(x + R(1), y)), theta};
+}
+template <typename R>
+std::complex<R> log_add_exp(std::complex<R> x, std::complex<R> y) {
+  auto nan_in = [](std::complex<R> v) { return std::isnan(v.real()) || std::isnan(v.imag()); };
+  std::complex<R> lo, hi;
+  if (nan_in(y)) lo = hi = y;
+  else if (nan_in(x)) lo = hi = x;
+  else if (x.real() < y.real()) lo = x, hi = y;
+  else lo = y, hi = x;
+  constexpr R kNan = std::numeric_limits<R>::quiet_NaN();
+  if (nan_in(lo)) return {kNan, kNan};
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real()) {
+    if (lo.real() < 0) return lo;
+    return std::log(std::exp(lo) + std::exp(hi));
+  }
+  return c10_log1p(std::exp(lo - hi)) + hi;
+}
+
 template <typename T>
 void logcumsumexp_rows(const Tensor& self, const Tensor& out, int64_t dim,
                        const std::string& key) {
@@ -141,7 +179,7 @@ void logcumsumexp_rows(const Tensor& self, const Tensor& out, int64_t dim,
   const T* x = data_of<T>(self, key);
   T* o = data_of<T>(out, key);
   for (size_t r = 0; r < g.in.outer.size(); ++r) {
-    A acc = -std::numeric_limits<A>::infinity();
+    A acc = A(-std::numeric_limits<double>::infinity());
     for (size_t k = 0; k < g.in.inner.size(); ++k) {
       acc = log_add_exp(static_cast<A>(x[g.in.outer[r] + g.in.inner[k]]), acc);
       o[g.out.outer[r] + g.out.inner[k]] = static_cast<T>(acc);
@@ -151,7 +189,8 @@ void logcumsumexp_rows(const Tensor& self, const Tensor& out, int64_t dim,
 
 bool lcse_dtype(ScalarType dt) {
   return dt == ScalarType::Half || dt == ScalarType::BFloat16 || dt == ScalarType::Float ||
-         dt == ScalarType::Double;
+         dt == ScalarType::Double || dt == ScalarType::ComplexFloat ||
+         dt == ScalarType::ComplexDouble;
 }
 
 // logcumsumexp(self, dim) and .out(self, dim, out): a contiguous result of self's shape and
@@ -167,19 +206,16 @@ void logcumsumexp(Call& c) {
   const int64_t dim = wrap_dim(c.to_int(1), self->dim());
   Tensor out = ops::empty(self->sizes(), dt, self->device());
   if (Cpu) {
-    TN_CHECK_KIND(!is_complex(dt), NotImplemented, c.key(),
-                  " has no torchnative kernel for complex tensors (dtype ", c10_dtype_name(dt),
-                  "): upstream's complex _log_add_exp_helper is not written here");
     TN_CHECK_KIND(lcse_dtype(dt), NotImplemented, "\"logcumsumexp_out_cpu\" not implemented "
                   "for '", c10_dtype_name(dt), "'");
     if (self->dim() == 0) {
       ops::copy_(out, self);
     } else if (self->numel() != 0) {
       const std::string& key = c.key();
-      dispatch_dtype(dt, key, [&](auto zero) {
+      dispatch_dtype_complex(dt, key, [&](auto zero) {
         using T = decltype(zero);
         if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
-                      std::is_same_v<T, BFloat16>)
+                      std::is_same_v<T, BFloat16> || is_complex_v<T>)
           logcumsumexp_rows<T>(self, out, dim, key);
       });
     }
