@@ -328,6 +328,7 @@ def written(dtype):
         **misc_written(),
         **special_a_written(dtype),
         **scans_written(dtype),
+        **nn_misc_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -464,6 +465,35 @@ def embedding_bag_written():
             (grad, idx, o2b, bag_size, max_idx, 6, False, 2, None), {"out": Out()}),
         "aten._embedding_bag_per_sample_weights_backward.out": (
             (grad, w, idx, off, o2b, 0), {"out": Out()}),
+    }
+
+
+def nn_misc_written():
+    """prelu's kernels called directly, the out= forms of native_dropout_backward and
+    nonzero_static, and the batch-norm spellings OpInfo's samples do not reach (float32, on
+    their own generator): a 2x3x4 input, 3 channels."""
+    g = torch.Generator().manual_seed(13)
+    x, go = torch.randn(2, 3, 4, generator=g), torch.randn(2, 3, 4, generator=g)
+    w = torch.randn(1, 3, 1, generator=g)
+    x[0, 0, :2] = 0.0
+    wt, bs = torch.rand(3, generator=g) + 0.5, torch.randn(3, generator=g)
+    stats = (torch.zeros(3), torch.ones(3))
+    three = {"out": Out(), "save_mean": Out(), "save_invstd": Out()}
+    mean, invstd = x.mean((0, 2)), x.var((0, 2), unbiased=False).add(1e-5).rsqrt()
+    return {
+        "aten._prelu_kernel.default": ((x, w), {}),
+        "aten._prelu_kernel_backward.default": ((go, x, w), {}),
+        "aten.native_dropout_backward.out": ((go, x > 0, 1.25), {"out": Out()}),
+        "aten.nonzero_static.out": ((x,), {"size": 30, "fill_value": -2, "out": Out()}),
+        "aten._native_batch_norm_legit.no_stats": ((x, wt, bs, True, 0.1, 1e-5), {}),
+        "aten._native_batch_norm_legit.no_stats_out": ((x, wt, None, True, 0.1, 1e-5), three),
+        "aten._native_batch_norm_legit_no_training.default": ((x, wt, bs, *stats, 0.1, 1e-5),
+                                                              {}),
+        "aten._batch_norm_with_update.out": (
+            (x, wt, bs, *stats, 0.1, 1e-5), {**three, "reserve": Out()}),
+        "aten.batch_norm_backward.default": (
+            (go, x, wt, *stats, mean, invstd, True, 1e-5, [True, True, True],
+             torch.zeros(0, dtype=torch.uint8)), {}),
     }
 
 

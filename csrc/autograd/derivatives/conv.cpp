@@ -266,6 +266,12 @@ TN_REGISTER_DERIVATIVE("aten::native_batch_norm_backward",
                        {"NativeBatchNormBackwardBackward0", {1, 2, 0, 5, 6},
                         {{0}, {1}, {2}, {3}, {4}, {5}, {6}}, 0, batch_norm_backward_backward, 0,
                         {3, 4}});
+// batch_norm_backward (_batch_norm_with_update's gradient) takes native_batch_norm_backward's
+// arguments in the same places, plus `reserve` (composite/batch_norm_legit.cpp).
+TN_REGISTER_DERIVATIVE("aten::batch_norm_backward",
+                       {"BatchNormBackwardBackward0", {1, 2, 0, 5, 6},
+                        {{0}, {1}, {2}, {3}, {4}, {5}, {6}}, 0, batch_norm_backward_backward, 0,
+                        {3, 4}});
 TN_REGISTER_DERIVATIVE("aten::convolution", {"ConvolutionBackward0", {0, 1, 2}, {{0}, {1}}, 0,
                                              convolution_backward});
 TN_REGISTER_DERIVATIVE("aten::_convolution", {"ConvolutionBackward1", {0, 1, 2}, {{0}, {1}}, 0,

@@ -491,6 +491,8 @@ void batch_norm_cpu(Call& c) {
   }
 }
 TN_REGISTER_STRUCTURED("aten::native_batch_norm", batch_norm_rule, batch_norm_cpu);
+// upstream's _batch_norm_legit_cpu is batch_norm_cpu (composite/batch_norm_legit.cpp).
+TN_REGISTER_STRUCTURED("aten::_native_batch_norm_legit", batch_norm_rule, batch_norm_cpu);
 
 // native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight,
 //   Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd,

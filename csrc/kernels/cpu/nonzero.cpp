@@ -80,6 +80,45 @@ TN_REGISTER_KERNEL("aten::nonzero", DenseCPU, nonzero_cpu);
 TN_REGISTER_KERNEL("aten::nonzero", Meta, nonzero_meta);
 TN_REGISTER_KERNEL("aten::nonzero.out", DenseCPU, nonzero_out);
 
+// nonzero_static(self, *, size, fill_value=-1) and its out=: nonzero's first `size` rows, the
+// rest filled with fill_value; [size, self.dim()] int64. Meta gives the shape alone.
+void check_static_size(int64_t size) {
+  TN_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+}
+void nonzero_static_into(const Tensor& out, const Call& c) {
+  const Tensor& self = c.tensor(0);
+  const int64_t size = c.to_int(1), fill = c.to_int(2);
+  TN_CHECK(self->numel() < int64_t(2147483647), "nonzero_static is not supported for tensors "
+           "with more than INT_MAX elements, See https://github.com/pytorch/pytorch/issues/51871");
+  check_static_size(size);
+  TN_CHECK(out->dtype() == ScalarType::Long, "nonzero_static: Expected out tensor to have scalar "
+           "type Long but got scalar type", enum_name(out->dtype()));
+  const Dims shape{size, self->dim()};
+  if (out->sizes() != shape) ops::resize_out(out, shape);
+  if (out->numel() == 0 || self->device().type == DeviceType::Meta) return;
+  int64_t rows = 0;
+  std::vector<int64_t> idx = nonzero_indices(self, c.key(), &rows);
+  const int64_t kept = std::min(size, rows), nd = self->dim();
+  int64_t* o = data_of<int64_t>(out, c.key());
+  for (int64_t r = 0; r < size; ++r)
+    for (int64_t d = 0; d < nd; ++d)
+      o[r * out->stride(0) + d * out->stride(1)] = r < kept ? idx[size_t(r * nd + d)] : fill;
+}
+void nonzero_static(Call& c) {
+  check_static_size(c.to_int(1));
+  Tensor out = new_on(c.tensor(0), {c.to_int(1), c.tensor(0)->dim()}, ScalarType::Long);
+  nonzero_static_into(out, c);
+  c.ret(out);
+}
+void nonzero_static_out(Call& c) {
+  nonzero_static_into(c.tensor(3), c);
+  c.ret(c.tensor(3));
+}
+TN_REGISTER_KERNEL("aten::nonzero_static", DenseCPU, nonzero_static);
+TN_REGISTER_KERNEL("aten::nonzero_static", Meta, nonzero_static);
+TN_REGISTER_KERNEL("aten::nonzero_static.out", DenseCPU, nonzero_static_out);
+TN_REGISTER_KERNEL("aten::nonzero_static.out", Meta, nonzero_static_out);
+
 // argwhere(self): nonzero.
 void argwhere(Call& c) { c.ret(call_tensor("aten::nonzero", {c.arg(0)})); }
 TN_REGISTER_COMPOSITE("aten::argwhere", argwhere);
