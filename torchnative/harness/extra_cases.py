@@ -470,8 +470,8 @@ def embedding_bag_written():
 
 def nn_misc_written():
     """prelu's kernels called directly, the out= forms of native_dropout_backward and
-    nonzero_static, and the batch-norm spellings OpInfo's samples do not reach (float32, on
-    their own generator): a 2x3x4 input, 3 channels."""
+    nonzero_static, the batch-norm spellings and gradient overloads OpInfo's samples do not
+    reach (float32, on their own generator): a 2x3x4 input, 3 channels."""
     g = torch.Generator().manual_seed(13)
     x, go = torch.randn(2, 3, 4, generator=g), torch.randn(2, 3, 4, generator=g)
     w = torch.randn(1, 3, 1, generator=g)
@@ -491,6 +491,10 @@ def nn_misc_written():
                                                               {}),
         "aten._batch_norm_with_update.out": (
             (x, wt, bs, *stats, 0.1, 1e-5), {**three, "reserve": Out()}),
+        # gradient's overloads torch.gradient's samples do not spell
+        "aten.gradient.array": ((x,), {"dim": [1, 2], "edge_order": 2}),
+        "aten.gradient.tensorarrayint": (
+            (x,), {"spacing": [torch.tensor([0.0, 0.5, 1.7])], "dim": 1}),
         "aten.batch_norm_backward.default": (
             (go, x, wt, *stats, mean, invstd, True, 1e-5, [True, True, True],
              torch.zeros(0, dtype=torch.uint8)), {}),
