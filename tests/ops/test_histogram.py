@@ -59,6 +59,40 @@ case("bt_out", lambda: outs(x, edges, weight=w))
 case("ct_out_dtype", lambda: torch.histogram(x, 6, out=(torch.empty(0).double(),
                                                          torch.empty(0))))
 case("meta", lambda: torch.histogram(x.to("meta"), 4))
+# histogramdd (composed of _histogramdd_bin_edges and _histogramdd_from_bin_cts, or
+# _histogramdd_from_bin_tensors)
+xd, wd = torch.randn(40, 3), torch.rand(40)
+bigd, wbd = torch.randn(1000, 2), torch.rand(1000)
+def HD(r):
+    return [bits(r[0])] + [bits(e) for e in r[1]]
+DD = torch.histogramdd
+for dt in ("float32", "float64"):
+    d = getattr(torch, dt)
+    a, wa = xd.to(d), wd.to(d)
+    case(f"dd_{dt}", lambda: HD(DD(a, [3, 4, 5])))
+    case(f"dd_int_w_d_{dt}", lambda: HD(DD(a, 4, weight=wa, density=True)))
+    case(f"dd_range_{dt}", lambda: HD(DD(a, [2, 3, 2], range=[-1., 1., -2, 2, 0, 1])))
+    case(f"dd_tensors_{dt}", lambda: HD(DD(a[:, :2], [torch.tensor([-1., 0, 2]).to(d),
+                                                      torch.tensor([-3., .1, .2, 3]).to(d)],
+                                           weight=wa)))
+    case(f"dd_big_{dt}", lambda: HD(DD(bigd.to(d), [7, 5], weight=wbd.to(d))))
+    case(f"dd_big_t_{dt}", lambda: HD(DD(bigd.to(d), [torch.linspace(-2, 2, 6).to(d),
+                                                      torch.tensor([-1., 0., .5]).to(d)],
+                                         weight=wbd.to(d), density=True)))
+case("dd_3d_w", lambda: HD(DD(xd.view(2, 20, 3), [2, 3, 2], weight=wd.view(2, 20))))
+case("dd_bf16_range", lambda: HD(DD(xd.bfloat16(), [2, 3, 2], range=[-1., 1.] * 3)))
+case("dd_empty", lambda: HD(DD(torch.empty(0, 2), [2, 3])))
+case("dd_same", lambda: HD(DD(torch.ones(5, 2), [2, 3])))
+case("dd_bins_len", lambda: DD(xd, [2, 3]))
+case("dd_1d", lambda: DD(xd[:, 0], [2]))
+case("dd_zero_bins", lambda: DD(xd, [2, 0, 2]))
+case("dd_half", lambda: DD(xd.half(), [2, 3, 2]))
+case("dd_range_len", lambda: DD(xd, [2, 3, 2], range=[0., 1.]))
+case("dd_nan", lambda: DD(torch.tensor([[0., float("nan")], [1., 2.]]), [2, 2]))
+case("dd_w_shape", lambda: DD(xd, [2, 2, 2], weight=wd[:10]))
+case("dd_t_dtype", lambda: DD(xd[:, :1], [torch.tensor([0., 1.], dtype=torch.float64)]))
+case("dd_edges_fn", lambda: [bits(e) for e in torch.ops.aten._histogramdd_bin_edges(
+    xd, [3, 2, 4])])
 print(json.dumps(out))
 """
 

@@ -491,6 +491,16 @@ def nn_misc_written():
                                                               {}),
         "aten._batch_norm_with_update.out": (
             (x, wt, bs, *stats, 0.1, 1e-5), {**three, "reserve": Out()}),
+        # histogramdd's pieces (the samples reach histogramdd's composite spellings): 12 points
+        # in 2-d
+        "aten.histogramdd.int_bins": ((x.reshape(12, 2), 3), {}),
+        "aten._histogramdd_bin_edges.default": ((x.reshape(12, 2), [2, 3]), {}),
+        "aten._histogramdd_from_bin_cts.default": (
+            (x.reshape(12, 2), [2, 3]), {"weight": go.reshape(12, 2)[:, 0].abs(),
+                                         "density": True}),
+        "aten._histogramdd_from_bin_tensors.default": (
+            (x.reshape(12, 2), [torch.tensor([-1.0, 0.0, 2.0]), torch.tensor([-2.0, 0.5, 3.0])]),
+            {}),
         # gradient's overloads torch.gradient's samples do not spell
         "aten.gradient.array": ((x,), {"dim": [1, 2], "edge_order": 2}),
         "aten.gradient.tensorarrayint": (
