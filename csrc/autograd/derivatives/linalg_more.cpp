@@ -20,8 +20,43 @@ Grads linalg_cross_backward(const Saved& s, const Grads& g) {
   return out;
 }
 
+// triangular_solve(self=b, A, upper, transpose, unitriangular) -> (x, M): upstream's
+// triangular_solve_backward: b gets the solve of grad_x with A^H (transpose flipped); A gets
+// -grad_b x^H (or -x grad_b^H transposed when transpose), kept to A's triangle (its diagonal
+// dropped when unitriangular), plus grad_M; undefined ones are zeros expanded to the input.
+Grads triangular_solve_backward(const Saved& s, const Grads& g) {
+  const Tensor &b = s.tensor(0), &A = s.tensor(1), &x = s.result(0);
+  const bool upper = s.to_bool(2), transpose = s.to_bool(3), unit = s.to_bool(4);
+  Tensor gb, ga;
+  if (!g[0] && !g[1]) return {Tensor(), Tensor()};
+  if (g[0]) {
+    gb = call("aten::triangular_solve", {V(g[0]), V(conj_of(A)), Value::of_bool(upper),
+                                          Value::of_bool(!transpose), Value::of_bool(unit)})[0]
+             .tensor;
+    if (s.need(1)) {
+      ga = transpose ? neg(call_tensor("aten::matmul", {V(conj_of(x)), V(ops::mT(gb))}))
+                     : neg(call_tensor("aten::matmul", {V(gb), V(ops::mH(x))}));
+      ga = upper ? call_tensor("aten::triu", {V(ga), Value::of_int(unit ? 1 : 0)})
+                 : call_tensor("aten::tril", {V(ga), Value::of_int(unit ? -1 : 0)});
+    }
+  }
+  auto zeros_as = [](const Tensor& like) {
+    Tensor z = call_tensor("aten::zeros", {ops::ints({1}), Value::of_dtype(like->dtype()),
+                                           Value{}, Value::of_device(like->device())});
+    return call_tensor("aten::expand", {V(z), ops::ints(like->sizes()), Value::of_bool(false)});
+  };
+  if (!ga) ga = zeros_as(A);
+  if (!gb) gb = zeros_as(b);
+  if (s.need(1) && g[1]) ga = add(ga, g[1]);
+  return {s.need(0) ? gb : Tensor(), s.need(1) ? ga : Tensor()};
+}
+
 }  // namespace
 
+TN_REGISTER_DERIVATIVE("aten::triangular_solve",
+                       {"TriangularSolveBackward0", {0, 1}, {{0}, {1}}, 1,
+                        triangular_solve_backward});
+TN_COMPLEX_READY("aten::triangular_solve");
 TN_REGISTER_DERIVATIVE("aten::linalg_cross", {"LinalgCrossBackward0", {0, 1}, {{1, 0}, {0, 1}},
                                               0, linalg_cross_backward});
 TN_COMPLEX_READY("aten::linalg_cross");
