@@ -329,6 +329,7 @@ def written(dtype):
         **special_a_written(dtype),
         **scans_written(dtype),
         **nn_misc_written(),
+        **linalg_more_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -508,6 +509,15 @@ def nn_misc_written():
         "aten.batch_norm_backward.default": (
             (go, x, wt, *stats, mean, invstd, True, 1e-5, [True, True, True],
              torch.zeros(0, dtype=torch.uint8)), {}),
+    }
+
+
+def linalg_more_written():
+    """linalg.matmul's out= spelling (OpInfo's matmul entry calls only the functional alias)."""
+    g = torch.Generator().manual_seed(17)
+    return {
+        "aten.linalg_matmul.out": ((torch.randn(2, 3, 4, generator=g),
+                                    torch.randn(4, 5, generator=g)), {"out": Out()}),
     }
 
 
