@@ -1,8 +1,8 @@
 """cartesian_prod, combinations, nanmean and the deprecated qr (issue 9), ours and upstream each
 in its own process, bit for bit: upstream's compositions (meshgrid, masked_select and stack;
 nansum over the non-NaN count; linalg_qr), so values, strides, errors, meta shapes, gradients
-and the grad_fn chain agree. (qr's gradient is linalg_qr's, which we do not have yet.) nanmean
-over a strided view checks nansum's fold: it walks the view's own strides, as upstream's.
+and the grad_fn chain agree (qr's gradient, linalg_qr's, is tested in test_qr_backward.py).
+nanmean over a strided view checks nansum's fold: it walks the view's own strides, as upstream's.
 """
 
 from __future__ import annotations
