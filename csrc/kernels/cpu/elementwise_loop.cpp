@@ -172,6 +172,7 @@ void EwIter::remove_operand(int k) {
 }
 
 bool EwIter::is_scalar(int k) const {
+  if (numel == 0) return false;  // no value to read (an empty operand may have no storage)
   for (int64_t s : strides[k])
     if (s != 0) return false;
   return true;
