@@ -128,8 +128,8 @@ case("bmm_self", lambda: torch.addbmm(torch.randn(2, 3), torch.randn(2, 3, 4),
 # meta
 case("mv_meta", lambda: torch.addmv(torch.randn(1, device="meta"), torch.randn(5, 7,
                                     device="meta"), torch.randn(7, device="meta")).shape)
-case("r_meta", lambda: torch.addr(torch.randn(3, device="meta"), torch.randn(2, device="meta"),
-                                  torch.randn(3, device="meta", dtype=torch.float64)).dtype.__repr__())
+case("r_meta", lambda: repr(torch.addr(torch.randn(3, device="meta"), torch.randn(2, device="meta"),
+                                       torch.randn(3, device="meta", dtype=torch.float64)).dtype))
 case("bmm_meta", lambda: torch.addbmm(torch.randn(5, device="meta"), torch.randn(2, 3, 4,
                                       device="meta"), torch.randn(2, 4, 5, device="meta")).shape)
 # gradients (float64 and complex128), with the grad_fn name
