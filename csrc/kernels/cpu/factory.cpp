@@ -51,8 +51,10 @@ void empty_strided(Call& c) {
   Options o = factory_options(c, 2);
   const Dims& sizes = c.int_list(0);
   const Dims& strides = c.int_list(1);
-  TN_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-  for (int64_t s : sizes) TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  for (int64_t s : sizes)
+    TN_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", dims_str(sizes));
+  TN_CHECK(sizes.size() == strides.size(), "dimensionality of sizes (", sizes.size(),
+           ") must match dimensionality of strides (", strides.size(), ")");
   warn_if_complex_half(o.dtype);
   size_t nbytes = storage_bytes_needed(sizes, strides, 0, itemsize(o.dtype));
   Storage st = make<StorageImpl>(nbytes, o.device, true);
