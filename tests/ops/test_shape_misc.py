@@ -55,7 +55,8 @@ case("nes_neg", lambda: h.new_empty_strided((-1, 3), (3, 1)))
 case("eo", lambda: geo(torch.empty((2, 3), out=torch.empty(0))))
 case("eo_same", lambda: geo(torch.empty((3, 2), out=torch.empty(2, 3).t())))
 case("eo_other", lambda: geo(torch.empty((2, 3), out=torch.empty(2, 3).t())))
-case("eo_mf", lambda: torch.empty((2, 3), out=torch.empty(0), memory_format=torch.contiguous_format))
+case("eo_mf", lambda: torch.empty((2, 3), out=torch.empty(0),
+                                 memory_format=torch.contiguous_format))
 case("eo_neg", lambda: torch.empty((2, -3), out=torch.empty(0)))
 case("eo_meta", lambda: geo(torch.empty((2, 3), out=torch.empty(0, device="meta"))))
 def grads(fn, a):
