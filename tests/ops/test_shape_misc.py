@@ -79,3 +79,41 @@ def test_shape_misc_agree():
     assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
     assert upstream["g_rot_torch.float64_1"][0] == "Rot90Backward0"
     assert upstream["g_nc_torch.float64"][0] == "NarrowCopyBackward0"
+
+
+CHANNEL_SHUFFLE = CASES_PRELUDE + BITS_PRELUDE + r"""
+def cbits(t):
+    return bits(torch.view_as_real(t)) if t.is_complex() else bits(t)
+def full(t):
+    return [list(t.shape), list(t.stride()), cbits(t)]
+for dt in (torch.float32, torch.bfloat16, torch.complex64, torch.int32, torch.bool):
+    x = (torch.randn(2, 12, 3, 4) * 3).to(dt)
+    for name, v in (("c", x), ("cl", x.to(memory_format=torch.channels_last)),
+                    ("t", x.transpose(2, 3)), ("3d", x[:, :, 0]), ("5d", x.unsqueeze(-1)),
+                    ("step", x[:, ::2])):
+        for g in (1, 2, 3, 6):
+            case(f"cs_{dt}_{name}_{g}", lambda: full(torch.channel_shuffle(v, g)))
+x = torch.randn(2, 6, 3)
+case("cs_2d", lambda: torch.channel_shuffle(torch.randn(2, 6), 2))
+case("cs_groups_0", lambda: torch.channel_shuffle(x, 0))
+case("cs_groups_neg", lambda: torch.channel_shuffle(x, -3))
+case("cs_indivisible", lambda: torch.channel_shuffle(x, 4))
+case("cs_empty", lambda: [full(r) + [r._base is None] for r in
+                          [torch.channel_shuffle(torch.randn(0, 6, 2).transpose(0, 2), 1)]])
+case("cs_meta", lambda: list(torch.channel_shuffle(torch.randn(2, 6, 3, 4, device="meta")
+                                                   .to(memory_format=torch.channels_last), 3)
+                             .stride()))
+for dt in (torch.float64, torch.complex128):
+    a = torch.randn(2, 6, 5, dtype=dt).requires_grad_()
+    r = torch.channel_shuffle(a, 3)
+    w = (torch.arange(r.numel()) - 3).to(dt).reshape(r.shape)
+    case(f"cs_grad_{dt}", lambda: [r.grad_fn.name(), cbits(torch.autograd.grad(
+        (r * w).sum().real, [a])[0])])
+print(json.dumps(out))
+"""
+
+
+def test_channel_shuffle_agree():
+    ours, upstream, differ = cases_differing(CHANNEL_SHUFFLE)
+    assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
+    assert upstream["cs_grad_torch.float64"][0] == "ChannelShuffleBackward0"

@@ -1,6 +1,6 @@
-// Derivatives of rot90 and narrow_copy (Rot90Backward0, NarrowCopyBackward0): derivatives.yaml's
-// grad.rot90(-k, dims), and slice_backward_wrapper (grad written into zeros of self's sizes at
-// the narrowed range).
+// Derivatives of rot90, channel_shuffle and narrow_copy (Rot90Backward0, ChannelShuffleBackward0,
+// NarrowCopyBackward0): derivatives.yaml's grad.rot90(-k, dims), the inverse shuffle, and
+// slice_backward_wrapper (grad written into zeros of self's sizes at the narrowed range).
 #include "autograd/derivatives/helpers.h"
 
 namespace tn::autograd {
@@ -10,6 +10,11 @@ using namespace d;
 
 Grads rot90_backward(const Saved& s, const Grads& g) {
   return {call_tensor("aten::rot90", {V(g[0]), Value::of_int(-s.to_int(1)), s.arg(2)})};
+}
+// channel_shuffle(self, groups): channel_shuffle(grad, grad.size(1) / groups).
+Grads channel_shuffle_backward(const Saved& s, const Grads& g) {
+  int64_t groups = g[0]->size(1) / s.to_int(1);
+  return {call_tensor("aten::channel_shuffle", {V(g[0]), Value::of_int(groups)})};
 }
 Grads narrow_copy_backward(const Saved& s, const Grads& g) {
   const ArgMeta& m = s.meta(0);
@@ -26,6 +31,8 @@ Grads narrow_copy_backward(const Saved& s, const Grads& g) {
 TN_REGISTER_DERIVATIVE("aten::rot90", {"Rot90Backward0", {0}, {}, 0, rot90_backward});
 TN_REGISTER_DERIVATIVE("aten::narrow_copy",
                        {"NarrowCopyBackward0", {0}, {}, 0, narrow_copy_backward});
-TN_COMPLEX_READY("aten::rot90", "aten::narrow_copy");
+TN_REGISTER_DERIVATIVE("aten::channel_shuffle",
+                       {"ChannelShuffleBackward0", {0}, {}, 0, channel_shuffle_backward});
+TN_COMPLEX_READY("aten::rot90", "aten::narrow_copy", "aten::channel_shuffle");
 
 }  // namespace tn::autograd
