@@ -117,3 +117,37 @@ def test_channel_shuffle_agree():
     ours, upstream, differ = cases_differing(CHANNEL_SHUFFLE)
     assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
     assert upstream["cs_grad_torch.float64"][0] == "ChannelShuffleBackward0"
+
+
+BLOCK_DIAG = CASES_PRELUDE + BITS_PRELUDE + r"""
+def cbits(t):
+    return bits(torch.view_as_real(t)) if t.is_complex() else bits(t)
+def full(t):
+    return [list(t.shape), list(t.stride()), cbits(t)]
+a, s, v = torch.randn(2, 3), torch.tensor(5.0), torch.arange(4)
+d, e, t = torch.randn(0), torch.randn(2, 0), torch.randn(3, 4).t()
+sets = {"mixed": (a, s, v), "empties": (a, d, e, v.double()), "one": (a,), "t": (t, a[:, ::2]),
+        "ints": (v, v.to(torch.int8)), "bool": (v > 1, s > 0), "complex": (a.to(torch.complex64),
+                                                                           v),
+        "half": (a.half(), s.bfloat16()), "scalars": (s, s.long())}
+for name, ts in sets.items():
+    case(f"bd_{name}", lambda: full(torch.block_diag(*ts)))
+case("bd_none", lambda: full(torch.block_diag()))
+case("bd_3d", lambda: torch.block_diag(a, torch.randn(2, 2, 2)))
+case("bd_devices", lambda: torch.block_diag(a, torch.randn(2, device="meta")))
+case("bd_meta", lambda: list(torch.block_diag(torch.randn(2, device="meta"),
+                                              torch.randn(3, 2, device="meta")).shape))
+for dt in (torch.float64, torch.complex128):
+    xs = [x.clone().to(dt).requires_grad_() for x in (a, s, v, d, e, t)]
+    r = torch.block_diag(*xs)
+    w = (torch.arange(r.numel()) - 3).to(dt).reshape(r.shape)
+    case(f"bd_grad_{dt}", lambda: [r.grad_fn.name()] + [full(g) for g in torch.autograd.grad(
+        (r * w).sum().real, xs)])
+print(json.dumps(out))
+"""
+
+
+def test_block_diag_agree():
+    ours, upstream, differ = cases_differing(BLOCK_DIAG)
+    assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
+    assert upstream["bd_grad_torch.float64"][0] == "BlockDiagBackward0"
