@@ -151,3 +151,44 @@ def test_block_diag_agree():
     ours, upstream, differ = cases_differing(BLOCK_DIAG)
     assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
     assert upstream["bd_grad_torch.float64"][0] == "BlockDiagBackward0"
+
+
+CHUNK_CAT = CASES_PRELUDE + BITS_PRELUDE + r"""
+def full(t):
+    return [list(t.shape), list(t.stride()), bits(t)]
+cc = torch._chunk_cat
+a, b, c = torch.randn(2, 15), torch.randn(2, 4), torch.randn(2, 7)
+lists = {"ab": [a, b], "bc": [b, c], "one": [c], "t": [b.t(), c.t()],
+         "3d": [b, torch.randn(2, 4, 1)],
+         "ints": [b.long(), c.long()], "bool": [b > 0, c > 0], "half": [b.half(), c.half()]}
+for name, ts in lists.items():
+    for dim in (0, 1, -1):
+        for k in (1, 2, 3, 4, 8):
+            case(f"cc_{name}_{dim}_{k}", lambda: full(cc(ts, dim, k)))
+case("cc_empty_list", lambda: cc([], 0, 2))
+case("cc_empty_tensor", lambda: cc([b, torch.randn(0, 3)], 1, 2))
+case("cc_dtypes", lambda: cc([b, c.double()], 1, 2))
+case("cc_chunks_0", lambda: cc([b, c], 1, 0))
+case("cc_chunks_neg", lambda: cc([b, c], 1, -1))
+case("cc_dim", lambda: cc([b, c], 2, 2))
+case("cc_sizes", lambda: cc([b, torch.randn(3, 4)], 1, 2))
+case("cc_devices", lambda: cc([b, torch.randn(2, 7, device="meta")], 1, 2))
+case("cc_meta", lambda: list(cc([torch.randn(2, 4, device="meta"),
+                                 torch.randn(2, 7, device="meta")], 1, 2).shape))
+case("cc_out", lambda: full(cc([b, c], 1, 2, out=torch.empty(0))))
+case("cc_out_cast", lambda: full(cc([b, c], 1, 2, out=torch.empty(0, dtype=torch.float64))))
+case("cc_out_kept", lambda: full(cc([b, c], 1, 2, out=torch.empty(2, 2, 6))))
+def backward():
+    x = b.clone().requires_grad_()
+    r = cc([x, c], 1, 2)
+    name = r.grad_fn.name()
+    r.sum().backward()
+    return name
+case("cc_grad", backward)
+print(json.dumps(out))
+"""
+
+
+def test_chunk_cat_agree():
+    ours, upstream, differ = cases_differing(CHUNK_CAT)
+    assert not differ, {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()}
