@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 import subprocess
 import textwrap
 from pathlib import Path
@@ -147,6 +148,23 @@ def cases_differing(script: str):
     ours, upstream = run_json(OURS, script), run_json(UPSTREAM, script)
     assert ours.keys() == upstream.keys()
     return ours, upstream, {k: (ours[k], upstream[k]) for k in upstream if ours[k] != upstream[k]}
+
+
+def bits_values(enc) -> list:
+    """The floats of a bits() encoding (its float32 or float64 bit patterns)."""
+    fmt, ifmt = ("f", "i") if enc[0] == "torch.float32" else ("d", "q")
+    return [struct.unpack(fmt, struct.pack(ifmt, v))[0] for v in enc[-1]]
+
+
+def bits_near(a, b, ulps) -> bool:
+    """Two bits() encodings of one dtype and shape whose values differ by at most `ulps` units
+    in the last place of b's largest magnitude (a stated allowance where bits cannot agree)."""
+    if a[:-1] != b[:-1] or len(a[-1]) != len(b[-1]):
+        return False
+    va, vb = bits_values(a), bits_values(b)
+    eps = 2.0 ** (-23 if a[0] == "torch.float32" else -52)
+    scale = max([abs(v) for v in vb] + [1e-300])
+    return all(abs(x - y) <= ulps * eps * scale for x, y in zip(va, vb))
 
 
 def encoded_values(r) -> list:

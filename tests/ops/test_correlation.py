@@ -7,12 +7,11 @@ do), the degrees-of-freedom warning's zeroed normaliser, complex and integer inp
 
 from __future__ import annotations
 
-import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, bits_near, cases_differing  # noqa: E402
 
 SCRIPT = CASES_PRELUDE + BITS_PRELUDE + r"""
 def cb(t):
@@ -76,22 +75,9 @@ print(json.dumps(out))
 """
 
 
-def values(enc):
-    fmt = "i" if enc[0] == "torch.float32" else "q"
-    out = "f" if fmt == "i" else "d"
-    return [struct.unpack(out, struct.pack(fmt, v))[0] for v in enc[-1]]
-
-
 # Not bit for bit, with why: the complex64 cases, whose mm is our complex matmul, which rounds
 # differently from upstream's cgemm already (tests/ops/test_linalg_products.py says the same);
 # held to 4 units in the last place of the result's largest magnitude.
-def near(a, b, ulps=4):
-    if a[:-1] != b[:-1] or len(a[-1]) != len(b[-1]):
-        return False
-    va, vb = values(a), values(b)
-    eps = 2.0 ** (-23 if a[0] == "torch.float32" else -52)
-    scale = max([abs(v) for v in vb if v == v] + [1e-300])
-    return all(abs(x - y) <= ulps * eps * scale for x, y in zip(va, vb) if x == x or y == y)
 
 
 def test_correlation_agrees():
@@ -100,6 +86,6 @@ def test_correlation_agrees():
     assert ours["meta"][:2] == upstream["meta"][:2] == ["raises", "NotImplementedError"]
     differ.pop("meta", None)
     beyond = {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()
-              if not ("complex64" in k and a[0] != "raises" and near(a, b))}
+              if not ("complex64" in k and a[0] != "raises" and bits_near(a, b, 4))}
     assert not beyond, beyond
     assert ours["g_cov"][0][0] == "SqueezeBackward0"

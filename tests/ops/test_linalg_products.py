@@ -6,12 +6,11 @@ out=, errors in upstream's words, meta shapes, gradients and node names.
 
 from __future__ import annotations
 
-import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, bits_near, cases_differing  # noqa: E402
 
 SCRIPT = CASES_PRELUDE + BITS_PRELUDE + r"""
 import functools
@@ -94,34 +93,15 @@ print(json.dumps(out))
 """
 
 
-def values(enc):
-    """The floats of a bits() encoding (float32 or float64 bit patterns)."""
-    fmt = "i" if enc[0] == "torch.float32" else "q"
-    out = "f" if fmt == "i" else "d"
-    return [struct.unpack(out, struct.pack(fmt, v))[0] for v in enc[-1]]
-
-
-# Not bit for bit, with why: the complex cases, because our complex mul / sum / matmul round
-# differently from upstream's already (its vectorised complex kernels and cgemm), and each
-# product here inherits that; and the multi_dot chains, which multiply a row or a column (a
-# 1 x k or k x 1 operand): our mm of such shapes rounds differently from upstream's, whose
-# result also changes with its CPU capability build (tests/test_cpu_capability.py runs this
-# file against upstream at AVX2, where multi_dot of two such operands moved by 1 ulp). Held to
-# 32 units in the last place of the result's largest magnitude (the eleventh power multiplies
-# four times).
-def near(a, b, ulps=32):
-    if a[:-1] != b[:-1] or len(a[-1]) != len(b[-1]):
-        return False
-    va, vb = values(a), values(b)
-    eps = 2.0 ** (-23 if a[0] == "torch.float32" else -52)
-    scale = max([abs(v) for v in vb] + [1e-300])
-    return all(abs(x - y) <= ulps * eps * scale for x, y in zip(va, vb))
-
-
+# Not bit for bit, with why: the complex matrix_power and vecdot-along-a-dim cases, because our
+# complex mul / sum / matmul round differently from upstream's already (its vectorised complex
+# kernels and cgemm), and each product here inherits that. Held to 32 units in the last place of
+# the result's largest magnitude (the eleventh power multiplies four times). The multi_dot
+# chains of a row or a column agree bit for bit since mm plans its BLAS call as upstream's addmm
+# (tests/ops/test_mm_plan_bits.py).
 def test_linalg_products_agree():
     ours, upstream, differ = cases_differing(SCRIPT)
     beyond = {k: (str(a)[:300], str(b)[:300]) for k, (a, b) in differ.items()
-              if not (("complex" in k or k.startswith("multi_dot_")) and a[0] != "raises"
-                      and near(a, b))}
+              if not ("complex" in k and a[0] != "raises" and bits_near(a, b, 32))}
     assert not beyond, beyond
     assert upstream["g_vdot_float64"][0] == "VdotBackward0"

@@ -8,12 +8,11 @@ Bit for bit, but for what our matmul already rounds differently from upstream's,
 from __future__ import annotations
 
 import os
-import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import CASES_PRELUDE, bits_near, cases_differing  # noqa: E402
 
 SCRIPT = CASES_PRELUDE + r"""
 def gbits(t):
@@ -53,17 +52,6 @@ print(json.dumps(out))
 """
 
 
-def values(enc):
-    fmt, ifmt = ("f", "i") if enc[0] == "torch.float32" else ("d", "q")
-    return [struct.unpack(fmt, struct.pack(ifmt, v))[0] for v in enc[-1]]
-
-
-def near(a, b, ulps):
-    if a[:-1] != b[:-1] or len(a[-1]) != len(b[-1]):
-        return False
-    va, vb = values(a), values(b)
-    scale = max([abs(v) for v in vb] + [1e-300])
-    return all(abs(x - y) <= ulps * 2.0 ** -52 * scale for x, y in zip(va, vb))
 
 
 def test_qr_backward_agrees():
@@ -81,12 +69,12 @@ def test_qr_backward_agrees():
     for k, (a, b) in differ.items():
         if avx2 and a[0] == b[0] and a[0] != "raises":
             pairs = [(a[1], b[1])] if a[0] == "LinalgQrBackward0" else [(a, b)]
-            if all(near(x, y, 4) for x, y in pairs):
+            if all(bits_near(x, y, 4) for x, y in pairs):
                 continue
         if a[0] == b[0] == "LinalgQrBackward0":
-            if k.startswith("(2, ") and "complex" in k and near(a[1], b[1], 4):
+            if k.startswith("(2, ") and "complex" in k and bits_near(a[1], b[1], 4):
                 continue
-            if "_(0,)_" in k and near(a[1], b[1], 0):
+            if "_(0,)_" in k and bits_near(a[1], b[1], 0):
                 continue
         beyond[k] = (str(a)[:200], str(b)[:200])
     assert not beyond, beyond

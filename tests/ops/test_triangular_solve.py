@@ -8,12 +8,11 @@ words, and gradients with their node names (TriangularSolveBackward0, LinalgLuSo
 
 from __future__ import annotations
 
-import struct
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import BITS_PRELUDE, CASES_PRELUDE, cases_differing  # noqa: E402
+from helpers import BITS_PRELUDE, CASES_PRELUDE, bits_near, cases_differing  # noqa: E402
 
 SCRIPT = CASES_PRELUDE + BITS_PRELUDE + r"""
 def cb(t):
@@ -76,19 +75,6 @@ print(json.dumps(out))
 """
 
 
-def values(enc):
-    fmt = "i" if enc[0] == "torch.float32" else "q"
-    out = "f" if fmt == "i" else "d"
-    return [struct.unpack(out, struct.pack(fmt, v))[0] for v in enc[-1]]
-
-
-def near(a, b, ulps=4):
-    if a[:-1] != b[:-1] or len(a[-1]) != len(b[-1]):
-        return False
-    va, vb = values(a), values(b)
-    eps = 2.0 ** (-23 if a[0] == "torch.float32" else -52)
-    scale = max([abs(v) for v in vb] + [1e-300])
-    return all(abs(x - y) <= ulps * eps * scale for x, y in zip(va, vb))
 
 
 def test_triangular_solve_agrees():
@@ -98,6 +84,6 @@ def test_triangular_solve_agrees():
     # and b's gradient is a solve against that; held to 4 ulps of the largest magnitude.
     if "g_ts_complex" in differ:
         a, b = differ.pop("g_ts_complex")
-        assert a[0] == b[0] and near(a[1], b[1]) and near(a[2], b[2]), (a, b)
+        assert a[0] == b[0] and bits_near(a[1], b[1], 4) and bits_near(a[2], b[2], 4), (a, b)
     assert not differ, differ
     assert ours["g_ts_True_False_False"][0] == "TriangularSolveBackward0"
