@@ -188,6 +188,9 @@ int setitem(PyObject* self, PyObject* index, PyObject* value) {
     v = Value::of_scalar(Scalar::from_int(index_int(value)));
   } else if (PyFloat_Check(value)) {
     v = Value::of_scalar(Scalar::from_double(PyFloat_AsDouble(value)));
+  } else if (PyComplex_Check(value)) {  // upstream's valueToTensor takes a Python complex too
+    v = Value::of_scalar(Scalar::from_complex(PyComplex_RealAsDouble(value),
+                                              PyComplex_ImagAsDouble(value)));
   } else {
     TN_FAIL(Type, "can't assign a ", Py_TYPE(value)->tp_name, " to a Tensor");
   }

@@ -62,6 +62,14 @@ case("full complex", lambda: torch.full((2,), 1 - 1j))
 case("full float into complex", lambda: torch.full((2,), 2.0, dtype=torch.complex64))
 case("fill_ float with complex", lambda: torch.zeros(2).fill_(1j))
 case("fill_ float with real complex", lambda: torch.zeros(2).fill_(3 + 0j))
+def assigned(t, index, value):
+    t[index] = value
+    return t
+case("setitem complex", lambda: assigned(x.clone(), 1, 2 - 3j))
+case("setitem complex slice", lambda: assigned(x.clone(), slice(1, 3), complex(0.5, 7)))
+case("setitem complex advanced", lambda: assigned(x.clone(), torch.tensor([0, 3]), -1j))
+case("setitem complex into float", lambda: assigned(f.clone(), 0, 1 + 2j))
+case("setitem real complex into float", lambda: assigned(f.clone(), 0, 5 + 0j))
 case("float * 1j", lambda: f * 1j)
 case("double * 1j", lambda: f.double() * 1j)
 case("int + 1j", lambda: torch.tensor([1, 2]) + 1j)
