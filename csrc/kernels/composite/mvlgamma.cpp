@@ -49,15 +49,15 @@ ScalarType mvlgamma_dtype(const Tensor& self) {
 // Upstream's meta kernels of mvlgamma are its Python ones (an elementwise rule, integers and
 // bool to the default float dtype, a contiguous result), which check neither p nor bool; the
 // functional one's arange(1 - p, 1) refuses a negative p.
-bool on_meta(const Tensor& self) { return self->device().type == DeviceType::Meta; }
 Tensor meta_result(const Tensor& self) {
   return ops::empty(self->sizes(), mvlgamma_dtype(self), self->device());
 }
 
+template <bool kMeta>
 void mvlgamma(Call& c) {
   const Tensor& self = c.tensor(0);
   const int64_t p = c.to_int(1);
-  if (on_meta(self)) {
+  if (kMeta) {
     TN_CHECK(p >= 0, "upper bound and lower bound inconsistent with step sign");
     return c.ret(meta_result(self));
   }
@@ -77,17 +77,19 @@ Tensor mvlgamma_into(const Tensor& self, const Value& p, const Tensor& out,
 }
 
 // mvlgamma_: upstream's mvlgamma_out(self, p, self).
+template <bool kMeta>
 void mvlgamma_inplace(Call& c) {
   const Tensor& self = c.tensor(0);
-  if (on_meta(self)) return c.ret(self);
+  if (kMeta) return c.ret(self);
   mvlgamma_check(self, c.to_int(1));
   c.ret(mvlgamma_into(self, c.arg(1), self, c.key()));
 }
 
+template <bool kMeta>
 void mvlgamma_out(Call& c) {
   const Tensor& self = c.tensor(0);
   const Tensor& out = c.tensor(2);
-  if (on_meta(self)) {  // upstream's Python out= wrapper
+  if (kMeta) {  // upstream's Python out= wrapper
     const ScalarType rt = mvlgamma_dtype(self);
     TN_CHECK(can_cast(rt, out->dtype()), "Attempting to cast from torch.", name(rt),
              " to out tensor with dtype torch.", name(out->dtype()),
@@ -102,10 +104,12 @@ constexpr char kMvlgammaOut[] = "aten::mvlgamma.out";
 
 }  // namespace
 
-TN_REGISTER_COMPOSITE("aten::mvlgamma", mvlgamma);
-TN_REGISTER_COMPOSITE("aten::mvlgamma_", mvlgamma_inplace);
-TN_REGISTER_KERNEL("aten::mvlgamma.out", DenseCPU, mvlgamma_out);
-TN_REGISTER_KERNEL("aten::mvlgamma.out", Meta, mvlgamma_out);
+TN_REGISTER_KERNEL("aten::mvlgamma", DenseCPU, mvlgamma<false>);
+TN_REGISTER_KERNEL("aten::mvlgamma", Meta, mvlgamma<true>);
+TN_REGISTER_KERNEL("aten::mvlgamma_", DenseCPU, mvlgamma_inplace<false>);
+TN_REGISTER_KERNEL("aten::mvlgamma_", Meta, mvlgamma_inplace<true>);
+TN_REGISTER_KERNEL("aten::mvlgamma.out", DenseCPU, mvlgamma_out<false>);
+TN_REGISTER_KERNEL("aten::mvlgamma.out", Meta, mvlgamma_out<true>);
 TN_REGISTER_COMPOSITE("aten::special_multigammaln", ops::forward_to<kMvlgamma>);
 TN_REGISTER_COMPOSITE("aten::special_multigammaln.out", ops::forward_to<kMvlgammaOut>);
 

@@ -85,6 +85,7 @@ TN_REGISTER_KERNEL("aten::nonzero.out", DenseCPU, nonzero_out);
 void check_static_size(int64_t size) {
   TN_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
 }
+template <bool kMeta>
 void nonzero_static_into(const Tensor& out, const Call& c) {
   const Tensor& self = c.tensor(0);
   const int64_t size = c.to_int(1), fill = c.to_int(2);
@@ -95,7 +96,7 @@ void nonzero_static_into(const Tensor& out, const Call& c) {
            "type Long but got scalar type", enum_name(out->dtype()));
   const Dims shape{size, self->dim()};
   if (out->sizes() != shape) ops::resize_out(out, shape);
-  if (out->numel() == 0 || self->device().type == DeviceType::Meta) return;
+  if (kMeta || out->numel() == 0) return;
   int64_t rows = 0;
   std::vector<int64_t> idx = nonzero_indices(self, c.key(), &rows);
   const int64_t kept = std::min(size, rows), nd = self->dim();
@@ -104,20 +105,22 @@ void nonzero_static_into(const Tensor& out, const Call& c) {
     for (int64_t d = 0; d < nd; ++d)
       o[r * out->stride(0) + d * out->stride(1)] = r < kept ? idx[size_t(r * nd + d)] : fill;
 }
+template <bool kMeta>
 void nonzero_static(Call& c) {
   check_static_size(c.to_int(1));
   Tensor out = new_on(c.tensor(0), {c.to_int(1), c.tensor(0)->dim()}, ScalarType::Long);
-  nonzero_static_into(out, c);
+  nonzero_static_into<kMeta>(out, c);
   c.ret(out);
 }
+template <bool kMeta>
 void nonzero_static_out(Call& c) {
-  nonzero_static_into(c.tensor(3), c);
+  nonzero_static_into<kMeta>(c.tensor(3), c);
   c.ret(c.tensor(3));
 }
-TN_REGISTER_KERNEL("aten::nonzero_static", DenseCPU, nonzero_static);
-TN_REGISTER_KERNEL("aten::nonzero_static", Meta, nonzero_static);
-TN_REGISTER_KERNEL("aten::nonzero_static.out", DenseCPU, nonzero_static_out);
-TN_REGISTER_KERNEL("aten::nonzero_static.out", Meta, nonzero_static_out);
+TN_REGISTER_KERNEL("aten::nonzero_static", DenseCPU, nonzero_static<false>);
+TN_REGISTER_KERNEL("aten::nonzero_static", Meta, nonzero_static<true>);
+TN_REGISTER_KERNEL("aten::nonzero_static.out", DenseCPU, nonzero_static_out<false>);
+TN_REGISTER_KERNEL("aten::nonzero_static.out", Meta, nonzero_static_out<true>);
 
 // argwhere(self): nonzero.
 void argwhere(Call& c) { c.ret(call_tensor("aten::nonzero", {c.arg(0)})); }
