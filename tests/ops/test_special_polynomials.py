@@ -5,8 +5,8 @@ Tensor, x_scalar, n_scalar and their outs; zeta's self_scalar/other_scalar), deg
 negative through the recurrence range to the trigonometric and large-degree branches (and
 hermite's NaN beyond 128/512), non-integer, infinite and NaN degrees, x at +-1, 0, inside and
 outside [-1, 1], infinite, and NaN where the degree needs no recurrence (beyond, upstream reads
-an uninitialised variable: ours gives NaN); zeta at x <= 1, q at and between non-positive integers, the direct sum and the
-Euler-Maclaurin tail; integer inputs, broadcasting, float16/bfloat16 refusals, meta, out= casts;
+an uninitialised variable: ours gives NaN); zeta at x <= 1, q at and between non-positive
+integers, the direct sum and the Euler-Maclaurin tail; integer inputs, broadcasting, float16/bfloat16 refusals, meta, out= casts;
 autograd (polynomials never require grad; zeta's other gets grad * -x * zeta(x + 1, q), and
 its self refuses by name as upstream's not_implemented("zeta")).
 """
