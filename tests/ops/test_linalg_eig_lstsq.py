@@ -180,7 +180,9 @@ for drv in ['gels', 'gelsy', 'gelsd', 'gelss']:
                                         (A, B)))
     gcase(f"g_ls_both_{drv}",
           lambda: gr(sum(r.pow(2).sum() for r in ls(A, B, driver=drv)[:2]), (A, B)))
-gcase("g_ls_wide", lambda: gr(ls(W, Bw)[0].pow(2).sum(), (W, Bw)))
+# (not the default driver, gelsy: upstream's first gelsy matrix depends on its uninitialised pivot
+# array, and its own float32 error on this case moved between processes, 1.217e-6 or 1.126e-6)
+gcase("g_ls_wide", lambda: gr(ls(W, Bw, driver='gelsd')[0].pow(2).sum(), (W, Bw)))
 gcase("g_ls_vec", lambda: gr(sum(r.pow(2).sum() for r in ls(A1, bv, driver='gels')[:2]),
                              (A1, bv)))
 gcase("g_ls_A_only", lambda: gr(ls(A, B.detach())[0].sum(), A))

@@ -100,6 +100,7 @@ CODE = textwrap.dedent(
             (gx,) = torch.autograd.grad(y, x, torch.randn(y.shape, generator=g, dtype=dt))
             out[f"{dt}/{fn.__name__}/grad"] = h(gx)
     out["capability"] = torch.backends.cpu.get_cpu_capability()
+    out["threads"] = THREADS
     print(json.dumps(out))
     """
 )
@@ -146,10 +147,14 @@ SELF = textwrap.dedent(
 )
 
 
+def runs_at(threads):
+    code = CODE.replace("THREADS", str(threads))
+    return run_json(OURS, code), run_json(UPSTREAM, code)
+
+
 @pytest.fixture(scope="module", params=[2, 3])
 def runs(request):
-    code = CODE.replace("THREADS", str(request.param))
-    return run_json(OURS, code), run_json(UPSTREAM, code)
+    return runs_at(request.param)
 
 
 def test_every_case_ran_on_both_sides(runs):
@@ -169,7 +174,15 @@ def test_split_results_are_upstreams_bits(runs):
     ours, up = runs
     avx2 = ours["capability"] == "AVX2"
     differ = [k for k in up if (avx2 or not modelled(k)) and ours[k] != up[k]]
-    assert not differ, f"{len(differ)} of {len(up)} differ from upstream: {differ[:20]}"
+    if differ:
+        # Seen once in many runs (float32/flat/tanh at 3 threads, not reproduced in 3000 calls
+        # on either side under load): say which side's bits moved between two runs, so the
+        # next failure shows whether it is ours, upstream's, or a stable difference.
+        again = runs_at(ours["threads"])
+        moved = {k: [side for side, a, b in (("ours", ours, again[0]), ("upstream", up, again[1]))
+                     if a[k] != b[k]] for k in differ}
+        pytest.fail(f"{len(differ)} of {len(up)} differ from upstream: {differ[:20]}; "
+                    f"moved in a second run: {moved}")
 
 
 def test_modelled_kernels_split_changes_no_bits(runs):
