@@ -31,6 +31,7 @@ struct ForeachPlan {
 std::pair<std::string, std::string> per_tensor_of(const std::string& name, const std::string& ov) {
   bool scalar = ov == "Scalar" || ov == "ScalarList";
   if (name == "norm") return {"linalg_vector_norm", ""};
+  if (name == "powsum") return {"linalg__powsum", ""};
   // maximum/minimum with numbers are clamp_min/clamp_max, as upstream's slow path runs them.
   if ((name == "maximum" || name == "minimum") && scalar)
     return {name == "maximum" ? "clamp_min" : "clamp_max", ""};
@@ -60,12 +61,9 @@ ForeachPlan make_plan(const OpInfo& op) {
     ov.resize(ov.size() - 4);
     p.out = true;
   }
-  p.norm = name == "norm";
+  // _foreach_norm and _foreach_powsum: linalg_vector_norm and linalg__powsum of each tensor
+  p.norm = name == "norm" || name == "powsum";
   auto [fn, fov] = per_tensor_of(name, ov);
-  if (name == "powsum") {
-    p.why = "torchnative: aten::_foreach_powsum is not implemented yet (autograd, issue 8)";
-    return p;
-  }
   if (in_place) {
     // pow's in-place overloads are named after the exponent alone.
     std::string iov = fn == "pow" ? (fov == "Tensor_Scalar" ? "Scalar" : "Tensor") : fov;
@@ -169,8 +167,8 @@ void foreach_kernel(Call& c) {
       } else {
         a.push_back(v);
       }
-      // linalg_vector_norm(self, ord, dim=None, keepdim=False, *, dtype): _foreach_norm has no
-      // dim or keepdim.
+      // linalg_vector_norm / linalg__powsum(self, ord, dim=None, keepdim=False, *, dtype):
+      // _foreach_norm and _foreach_powsum have no dim or keepdim.
       if (p.norm && j == 1) {
         a.push_back(Value{});
         a.push_back(Value::of_bool(false));

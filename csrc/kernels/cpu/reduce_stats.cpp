@@ -9,6 +9,7 @@
 #include "kernels/composite/ops.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_util.h"
+#include "kernels/rules/elementwise.h"
 #include "kernels/rules/reduce_rules.h"
 
 namespace tn {
@@ -193,14 +194,14 @@ A norm_of(int64_t n, double ord, Get&& abs_at) {
   return std::pow(s, A(1) / p);
 }
 
-// Upstream's vectorised 2-norm of a contiguous row (its path when the reduced elements are
+// Upstream's vectorised 2-norm of a contiguous row, before its root (its path when the reduced elements are
 // the innermost, contiguous ones and the result keeps the input's float32/float64 dtype): the
 // squares summed in W lanes (apart, not fused), the lanes added in order, the tail's squares
 // fused into that sum; then the square root. Measured bit for bit against upstream on rows of
 // 1 to 100,000 and every float32 tail length (AVX2; W = 32 bytes' worth, on AVX-512 machines
 // too, which run norm_stub's AVX2 build: cpu::avx2_registered_isa(); no FMA on the baseline).
 template <typename T>
-T norm2_row(const T* x, int64_t n) {
+T sum_squares_row(const T* x, int64_t n) {
   const int W = 32 / static_cast<int>(sizeof(T));
   const bool fma = cpu::isa() != cpu::Isa::Base;
   T lane[16] = {};
@@ -214,7 +215,7 @@ T norm2_row(const T* x, int64_t n) {
   if (std::is_same_v<T, float> && fma && n - d >= 4)
     for (int64_t e = d + 4; d < e; ++d) acc = acc + x[d] * x[d];
   for (; d < n; ++d) acc = fma ? std::fma(x[d], x[d], acc) : acc + x[d] * x[d];
-  return std::sqrt(acc);
+  return acc;
 }
 
 void norm_cpu(Call& c) {
@@ -248,7 +249,7 @@ void norm_cpu(Call& c) {
         }
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
           if (rows) {
-            o[i] = norm2_row(b, static_cast<int64_t>(g.inner.size()));
+            o[i] = std::sqrt(sum_squares_row(b, static_cast<int64_t>(g.inner.size())));
             continue;
           }
         }
@@ -271,6 +272,72 @@ void vector_norm_out(Call& c) {
   c.ret(ops::write_out(out, r, c.key()));
 }
 TN_REGISTER_COMPOSITE("aten::linalg_vector_norm.out", vector_norm_out);
+
+// --- linalg__powsum(self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+//                   ScalarType? dtype=None): sum(|x| ** ord), vector_norm without its root ---
+// Unlike vector_norm: dtype= casts the input without a narrowing check, an empty reduction is 0
+// for every ord, |x| ** ord is pow's for every ord (0 counts every element, nonzero or not;
+// inf and -inf give inf, 1 or 0 per element), and the one-element shortcut does not apply.
+// The sums are vector_norm's (pairwise; the 2-norm's contiguous rows as upstream's lanes).
+// The dtype the sum is computed in: dtype=, else self's (integers and bool as int64, as upstream's
+// reduction promotes them; the CPU kernel then refuses them).
+ScalarType powsum_dtype(const Call& c) {
+  const ScalarType self = c.tensor(0)->dtype();
+  if (auto dt = c.optional_dtype(4)) return *dt;
+  return is_floating(self) || is_complex(self) ? self : ScalarType::Long;
+}
+
+void powsum_rule(Call& c) {
+  const Tensor& self = c.tensor(0);
+  const ScalarType dt = powsum_dtype(c);
+  TN_CHECK(c.scalar(1).imag() == 0, "value cannot be converted to type double without overflow");
+  auto mask = reduce_mask(self->dim(), opt_dims(c, 2));
+  c.ret(new_on(self, reduced_sizes(self->sizes(), mask, c.to_bool(3)), to_real_type(dt)));
+}
+
+void powsum_cpu(Call& c) {
+  const std::string& key = c.key();
+  const Tensor& out = c.results[0].tensor;
+  const ScalarType dt = powsum_dtype(c);
+  TN_CHECK_KIND(is_floating(dt) || is_complex(dt), NotImplemented,
+                "\"powsum_cpu\" not implemented for '", c10_dtype_name(dt), "'");
+  TN_CHECK_KIND(!is_complex(c.tensor(0)->dtype()) || is_complex(dt), NotImplemented,
+                "torchnative: linalg._powsum of a complex input with a real dtype= (",
+                c10_dtype_name(dt), ") is not implemented");
+  Tensor in = cast_to(c.tensor(0), dt, key);
+  if (is_complex(in->dtype())) in = call_tensor("aten::abs", {Value::of(in)});
+  in = cast_to(in, out->dtype(), key);
+  const double ord = c.scalar(1).to_double();
+  ReduceGeom g = reduce_geom(in, reduce_mask(in->dim(), opt_dims(c, 2)));
+  bool rows = ord == 2.0;
+  for (size_t k = 0; rows && k < g.inner.size(); ++k) rows = g.inner[k] == int64_t(k);
+  dispatch_dtype(out->dtype(), key, [&](auto zero) {
+    using T = decltype(zero);
+    using A = acc_t<T>;
+    if constexpr (std::is_floating_point_v<A>) {
+      const T* x = data_of<T>(in, key);
+      T* o = data_of<T>(out, key);
+      const auto n = static_cast<int64_t>(g.inner.size());
+      const A p = static_cast<A>(ord);
+      for (size_t i = 0; i < g.outer.size(); ++i) {
+        const T* b = x + g.outer[i];
+        auto at = [&](int64_t k) { return std::abs(A(b[g.inner[k]])); };
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          if (rows) {
+            o[i] = sum_squares_row(b, n);
+            continue;
+          }
+        }
+        A s;
+        if (ord == 1) s = pairwise_sum<A>(0, n, at);
+        else if (ord == 2) s = pairwise_sum<A>(0, n, [&](int64_t k) { A v = at(k); return v * v; });
+        else s = pairwise_sum<A>(0, n, [&](int64_t k) { return std::pow(at(k), p); });
+        o[i] = T(s);
+      }
+    }
+  });
+}
+TN_REGISTER_STRUCTURED("aten::linalg__powsum", powsum_rule, powsum_cpu);
 
 }  // namespace
 }  // namespace tn
