@@ -6,6 +6,7 @@
 
 #include "autograd/forward_grad.h"
 #include "autograd/grad_mode.h"
+#include "core/determinism.h"
 #include "core/tensor_impl.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "python/init.h"
@@ -37,7 +38,9 @@ std::vector<Flag> g_flags = {
     {"_get_cudnn_allow_tf32", "_set_cudnn_allow_tf32", true, false},
     {"_get_mkldnn_enabled", "_set_mkldnn_enabled", true, false},
     {"_get_mkldnn_deterministic", "_set_mkldnn_deterministic", false, false},
-    {"_get_deterministic_algorithms", "_set_deterministic_algorithms", false, false},
+    // (the core's, core/determinism.h; _set_deterministic_algorithms takes warn_only= too:
+    // kFunctions)
+    {"_get_deterministic_algorithms", nullptr, false, false},
     {"_get_deterministic_algorithms_warn_only", nullptr, false, false},
     {"_get_deterministic_fill_uninitialized_memory",
      "_set_deterministic_fill_uninitialized_memory", true, false},
@@ -64,6 +67,16 @@ std::vector<Flag> g_flags = {
 };
 // clang-format on
 
+// The rows the core holds (torch.use_deterministic_algorithms's state), by getter; else null.
+bool* core_flag(size_t i) {
+  const std::string g = g_flags[i].getter;
+  Determinism& d = determinism();
+  if (g == "_get_deterministic_algorithms") return &d.algorithms;
+  if (g == "_get_deterministic_algorithms_warn_only") return &d.warn_only;
+  if (g == "_get_deterministic_fill_uninitialized_memory") return &d.fill_uninitialized_memory;
+  return nullptr;
+}
+
 // Per-thread flags start from the row's default on each thread (-1: not yet set here).
 thread_local std::vector<signed char> t_values;
 
@@ -71,6 +84,7 @@ bool flag_value(size_t i) {
   if (i == 0) return grad_mode_enabled();  // the core's (csrc/autograd/grad_mode.h)
   if (i == 1) return inference_mode_enabled();  // the core's (core/tensor_impl.h)
   if (i == 2) return autograd::fw_grad_mode_enabled();  // csrc/autograd/forward_grad.h
+  if (bool* core = core_flag(i)) return *core;
   if (!g_flags[i].per_thread) return g_flags[i].value;
   if (t_values.size() <= i) t_values.resize(g_flags.size(), -1);
   return t_values[i] < 0 ? g_flags[i].value : t_values[i] != 0;
@@ -79,6 +93,10 @@ bool flag_value(size_t i) {
 void set_flag_value(size_t i, bool v) {
   if (i == 0) return set_grad_mode(v);
   if (i == 2) return autograd::set_fw_grad_mode(v);
+  if (bool* core = core_flag(i)) {
+    *core = v;
+    return;
+  }
   if (!g_flags[i].per_thread) {
     g_flags[i].value = v;
     return;
@@ -287,8 +305,54 @@ PyObject* cpu_capability(PyObject*, PyObject*) {
   return PyUnicode_FromString(cpu::isa_name(cpu::isa()));
 }
 
+// _set_deterministic_algorithms(bool mode, *, bool warn_only=False): bools only, upstream's
+// argument errors.
+PyObject* set_deterministic(PyObject*, PyObject* args, PyObject* kwargs) {
+  const char* fn = "_set_deterministic_algorithms()";
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (n > 1) {
+    PyErr_Format(PyExc_TypeError, "%s takes 1 positional argument but %zd were given", fn, n);
+    return nullptr;
+  }
+  PyObject* mode = n == 1 ? PyTuple_GET_ITEM(args, 0) : nullptr;
+  PyObject* warn_only = Py_False;
+  if (kwargs) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      if (PyUnicode_CompareWithASCIIString(key, "warn_only") == 0) {
+        warn_only = value;
+      } else if (PyUnicode_CompareWithASCIIString(key, "mode") == 0 && !mode) {
+        mode = value;
+      } else {
+        PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", fn, key);
+        return nullptr;
+      }
+    }
+  }
+  if (!mode) {
+    PyErr_Format(PyExc_TypeError, "%s missing 1 required positional argument: 'mode'", fn);
+    return nullptr;
+  }
+  const char* names[] = {"mode", "warn_only"};
+  PyObject* given[] = {mode, warn_only};
+  for (int i = 0; i < 2; ++i) {
+    if (!PyBool_Check(given[i])) {
+      PyErr_Format(PyExc_TypeError, "%s: argument '%s'%s must be bool, not %s",
+                   "_set_deterministic_algorithms()", names[i], i == 0 ? " (position 1)" : "",
+                   Py_TYPE(given[i])->tp_name);
+      return nullptr;
+    }
+  }
+  determinism().algorithms = mode == Py_True;
+  determinism().warn_only = warn_only == Py_True;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kFunctions[] = {
     {"_get_cpu_capability", cpu_capability, METH_NOARGS, nullptr},
+    {"_set_deterministic_algorithms", reinterpret_cast<PyCFunction>(set_deterministic),
+     METH_VARARGS | METH_KEYWORDS, nullptr},
     {"_remove_obj_from_tls", tls_remove, METH_O, nullptr},
     {"_stash_obj_in_tls", tls_stash, METH_VARARGS, nullptr},
     {"_get_obj_in_tls", tls_get, METH_O, nullptr},

@@ -3,12 +3,14 @@
 // new sizes with contiguous strides (or those of a memory format) at the same storage offset,
 // the storage grown when the new geometry needs more bytes (never shrunk; a storage that is not
 // resizable, numpy's memory for one, refuses). Their refusal of a tensor that requires grad is
-// the Autograd key's (autograd/resize_guard.cpp).
+// the Autograd key's (autograd/resize_guard.cpp). Under torch.use_deterministic_algorithms the
+// new elements are filled (kernels/composite/uninitialized_fill.h), as upstream's.
 #include <cstdint>
 #include <limits>
 
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/composite/uninitialized_fill.h"
 #include "kernels/rules/factory_rules.h"
 
 namespace tn {
@@ -60,7 +62,9 @@ void resize_to(const Tensor& self, const Dims& sizes) {
       static_cast<uint64_t>(numel) + static_cast<uint64_t>(self->storage_offset()),
       static_cast<uint64_t>(self->itemsize()), &need);
   TN_CHECK(!overflow, "Storage size calculation overflowed with sizes=", dims_str(sizes));
+  const auto had = static_cast<int64_t>(self->storage()->nbytes());
   if (need > self->storage()->nbytes()) self->storage()->resize(need);
+  fill_uninitialized_storage_tail(self, had);
 }
 
 // resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None)

@@ -4,6 +4,7 @@
 
 #include "core/promotion.h"
 #include "dispatch/kernel.h"
+#include "kernels/composite/uninitialized_fill.h"
 #include "kernels/cpu/copy.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
@@ -41,7 +42,9 @@ void empty_memory_format(Call& c) {
   TN_CHECK_KIND(mf.is_none() || mf.memory_format == MemoryFormatKind::Contiguous ||
                     mf.memory_format == MemoryFormatKind::Preserve,
                 NotImplemented, c.key(), ": channels_last memory formats are not implemented");
-  c.ret(empty_tensor(c.int_list(0), o.dtype, o.device));
+  Tensor t = empty_tensor(c.int_list(0), o.dtype, o.device);
+  fill_uninitialized(t);
+  c.ret(t);
 }
 TN_REGISTER_COMPOSITE("aten::empty.memory_format", empty_memory_format);
 
@@ -58,7 +61,9 @@ void empty_strided(Call& c) {
   warn_if_complex_half(o.dtype);
   size_t nbytes = storage_bytes_needed(sizes, strides, 0, itemsize(o.dtype));
   Storage st = make<StorageImpl>(nbytes, o.device, true);
-  c.ret(make<TensorImpl>(st, o.dtype, sizes, strides, 0, representation_of(o.device.type)));
+  Tensor t = make<TensorImpl>(st, o.dtype, sizes, strides, 0, representation_of(o.device.type));
+  fill_uninitialized(t);
+  c.ret(t);
 }
 TN_REGISTER_COMPOSITE("aten::empty_strided", empty_strided);
 

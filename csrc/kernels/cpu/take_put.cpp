@@ -3,6 +3,7 @@
 // from the end), with upstream's checks in its order. The CPU kernels walk (out or source,
 // index) in upstream's iterator order (walk_like_iterator), so the first index out of range is
 // the one upstream names and put_'s accumulation adds in upstream's order.
+#include "core/determinism.h"
 #include "dispatch/kernel.h"
 #include "kernels/composite/ops.h"
 #include "kernels/composite/shape_util.h"
@@ -101,6 +102,7 @@ template <bool kCpu>
 void put_(Call& c) {
   const Tensor &self = c.tensor(0), &index = c.tensor(1), &source = c.tensor(2);
   const bool accumulate = c.to_bool(3);
+  if (!accumulate) alert_not_deterministic("put_");  // duplicate indices: the last write wins
   TN_CHECK(index->dtype() == ScalarType::Long, "put_(): Expected a long tensor for index, but "
            "got ", enum_name(index->dtype()));
   TN_CHECK(self->dtype() == source->dtype(), "put_(): self and source expected to have the same "
