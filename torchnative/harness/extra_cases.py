@@ -330,6 +330,7 @@ def written(dtype):
         **scans_written(dtype),
         **nn_misc_written(),
         **linalg_more_written(),
+        **nn_more_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -553,6 +554,15 @@ def misc_written():
                                        1, True), {"values": torch.zeros(2, 1),
                                                   "indices": torch.zeros(2, 1, dtype=torch.long)}),
     }
+
+
+def nn_more_written():
+    """_trilinear's out= spelling (bilinear calls the functional one)."""
+    g = torch.Generator().manual_seed(17)
+    x1, x2 = torch.randn(4, 3, generator=g), torch.randn(4, 2, generator=g)
+    w = torch.randn(5, 3, 2, generator=g)
+    return {"aten._trilinear.out": ((x1, w, x2, [1, 3], [0], [1, 2], [2, 3], 1),
+                                    {"out": Out()})}
 
 
 def special_a_written(dtype):
