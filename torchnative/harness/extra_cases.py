@@ -557,12 +557,17 @@ def misc_written():
 
 
 def nn_more_written():
-    """_trilinear's out= spelling (bilinear calls the functional one)."""
+    """_trilinear's out= spelling (bilinear calls the functional one) and grid_sampler_2d's
+    backward op called directly (autograd reaches it only inside GridSampler2DBackward0)."""
     g = torch.Generator().manual_seed(17)
     x1, x2 = torch.randn(4, 3, generator=g), torch.randn(4, 2, generator=g)
     w = torch.randn(5, 3, 2, generator=g)
+    img, grid = torch.randn(2, 3, 4, 5, generator=g), torch.rand(2, 3, 6, 2, generator=g) * 2 - 1
+    go = torch.randn(2, 3, 3, 6, generator=g)
     return {"aten._trilinear.out": ((x1, w, x2, [1, 3], [0], [1, 2], [2, 3], 1),
-                                    {"out": Out()})}
+                                    {"out": Out()}),
+            "aten.grid_sampler_2d_backward.default": ((go, img, grid, 0, 2, False,
+                                                       [True, True]), {})}
 
 
 def special_a_written(dtype):
