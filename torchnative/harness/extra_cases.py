@@ -619,6 +619,8 @@ def linalg_written(dtype):
             "pivots": torch.zeros(3, dtype=torch.int32),
             "info": torch.zeros((), dtype=torch.int32)}),
         "aten.inverse.out": ((m,), {"out": Out()}),
+        "aten.linalg_cond.p_str": ((m, "fro"), {}),
+        "aten.linalg_cond.p_str_out": ((m, "nuc"), {"out": Out()}),
         "aten.slogdet.out": ((m,), {"sign": Out(), "logabsdet": Out()}),
         "aten.linalg_matrix_norm.out": ((m, 2), {"out": Out()}),
         "aten.linalg_matrix_rank.out_tol_tensor": ((m, torch.tensor(0.5)),
