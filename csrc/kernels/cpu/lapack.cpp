@@ -87,6 +87,27 @@ void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,
 }
 
 template <typename T>
+void sytrf(bool hermitian, char uplo, int n, T* a, int lda, int* ipiv, T* work, int lwork,
+           int* info) {
+  using Fn = void (*)(const char*, const int*, T*, const int*, int*, T*, const int*, int*);
+  constexpr bool kComplex = prefix<T>() == 'c' || prefix<T>() == 'z';
+  static const Fn sy = routine<Fn, T>("sytrf");
+  static const Fn he = kComplex ? routine<Fn, T>("hetrf") : sy;
+  (hermitian ? he : sy)(&uplo, &n, a, &lda, ipiv, work, &lwork, info);
+}
+
+template <typename T>
+void sytrs(bool hermitian, char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv,
+           T* b, int ldb, int* info) {
+  using Fn = void (*)(const char*, const int*, const int*, const T*, const int*, const int*, T*,
+                      const int*, int*);
+  constexpr bool kComplex = prefix<T>() == 'c' || prefix<T>() == 'z';
+  static const Fn sy = routine<Fn, T>("sytrs");
+  static const Fn he = kComplex ? routine<Fn, T>("hetrs") : sy;
+  (hermitian ? he : sy)(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info);
+}
+
+template <typename T>
 void syevd(char jobz, char uplo, int n, T* a, int lda, real_of<T>* w, T* work, int lwork,
            real_of<T>* rwork, int lrwork, int* iwork, int liwork, int* info) {
   using R = real_of<T>;
@@ -207,6 +228,8 @@ void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
   template void potri<T>(char, int, T*, int, int*);                                      \
   template void geqrf<T>(int, int, T*, int, T*, T*, int, int*);                          \
   template void orgqr<T>(int, int, int, T*, int, const T*, T*, int, int*);                \
+  template void sytrf<T>(bool, char, int, T*, int, int*, T*, int, int*);                \
+  template void sytrs<T>(bool, char, int, int, const T*, int, const int*, T*, int, int*);   \
   template void syevd<T>(char, char, int, T*, int, real_of<T>*, T*, int, real_of<T>*, int,   \
                          int*, int, int*);                                               \
   template void gesdd<T>(char, int, int, T*, int, real_of<T>*, T*, int, T*, int, T*, int,   \

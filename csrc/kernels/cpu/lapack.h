@@ -45,6 +45,16 @@ void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info);
 template <typename T>
 void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info);
 
+// ?sytrf (hermitian: ?hetrf; the same routine for real T): the Bunch-Kaufman LDL^T (LDL^H)
+// factorisation of the triangle uplo names, in place; ipiv 1-based, negative for 2x2 blocks.
+template <typename T>
+void sytrf(bool hermitian, char uplo, int n, T* a, int lda, int* ipiv, T* work, int lwork,
+           int* info);
+// ?sytrs (?hetrs): solves A X = B from ?sytrf's (?hetrf's) factors; B is overwritten by X.
+template <typename T>
+void sytrs(bool hermitian, char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv,
+           T* b, int ldb, int* info);
+
 // The real type of T: float for complex64, double for complex128, T itself otherwise.
 template <typename T> struct RealOf { using type = T; };
 template <typename R> struct RealOf<std::complex<R>> { using type = R; };

@@ -101,7 +101,10 @@ void check_errors(const Tensor& info, const std::string& api, bool is_matrix) {
             "would result in a division by zero. If you still want to perform the "
             "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
             "pivot)");
-  TN_FAIL(Internal, api, ": Unknown error code: ", code, ".");
+  // upstream's TORCH_INTERNAL_ASSERT words, its prefix included (reached by ldl_factor's info)
+  TN_FAIL(Internal, "false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/"
+          "native/BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. ", api,
+          ": Unknown error code: ", code, ".");
 }
 
 
