@@ -87,6 +87,16 @@ void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,
 }
 
 template <typename T>
+void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c,
+           int ldc, T* work, int lwork, int* info) {
+  using Fn = void (*)(const char*, const char*, const int*, const int*, const int*, const T*,
+                      const int*, const T*, T*, const int*, T*, const int*, int*);
+  constexpr bool kComplex = prefix<T>() == 'c' || prefix<T>() == 'z';
+  static const Fn fn = routine<Fn, T>(kComplex ? "unmqr" : "ormqr");
+  fn(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, info);
+}
+
+template <typename T>
 void sytrf(bool hermitian, char uplo, int n, T* a, int lda, int* ipiv, T* work, int lwork,
            int* info) {
   using Fn = void (*)(const char*, const int*, T*, const int*, int*, T*, const int*, int*);
@@ -228,6 +238,8 @@ void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_of<T>* s,
   template void potri<T>(char, int, T*, int, int*);                                      \
   template void geqrf<T>(int, int, T*, int, T*, T*, int, int*);                          \
   template void orgqr<T>(int, int, int, T*, int, const T*, T*, int, int*);                \
+  template void ormqr<T>(char, char, int, int, int, const T*, int, const T*, T*, int, T*,   \
+                         int, int*);                                                     \
   template void sytrf<T>(bool, char, int, T*, int, int*, T*, int, int*);                \
   template void sytrs<T>(bool, char, int, int, const T*, int, const int*, T*, int, int*);   \
   template void syevd<T>(char, char, int, T*, int, real_of<T>*, T*, int, real_of<T>*, int,   \

@@ -45,6 +45,12 @@ void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info);
 template <typename T>
 void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info);
 
+// ?ormqr (?unmqr for complex): C overwritten by Q C, Q^T C ('T', 'C' for complex), C Q or
+// C Q^T (side 'R'), Q the product of the first k reflectors of a (?geqrf's layout).
+template <typename T>
+void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c,
+           int ldc, T* work, int lwork, int* info);
+
 // ?sytrf (hermitian: ?hetrf; the same routine for real T): the Bunch-Kaufman LDL^T (LDL^H)
 // factorisation of the triangle uplo names, in place; ipiv 1-based, negative for 2x2 blocks.
 template <typename T>
