@@ -331,6 +331,7 @@ def written(dtype):
         **nn_misc_written(),
         **linalg_more_written(),
         **nn_more_written(),
+        **distance_written(),
         # out= spellings whose functional form has another name, or a tensor end the drawn
         # cases put first only.
         "aten.ger.out": ((torch.arange(3.).to(dtype), torch.arange(2.).to(dtype)),
@@ -667,6 +668,26 @@ def backward_written():
         "aten._foreach_mm.default": (([r(3, 4), r(2, 3)], [r(4, 2), r(3, 5)]), {}),
         "aten._scaled_dot_product_flash_attention_for_cpu.default": ((q, r(1, 2, 3, 4),
                                                                       r(1, 2, 3, 4)), {}),
+    }
+
+
+def distance_written():
+    """cdist's and pdist's pieces, which OpInfo reaches only inside cdist / pdist: the forward
+    kernels (and _cdist_forward's out=), their backward kernels on real forward results, and
+    _euclidean_dist (cdist's p = 2 matrix-product path)."""
+    g = torch.Generator().manual_seed(23)
+    a, b, x = torch.randn(2, 4, 5, generator=g), torch.randn(3, 5, generator=g), \
+        torch.randn(5, 3, generator=g)
+    d = torch.cdist(a, b, p=1.5)
+    pd = torch.pdist(x, p=3.0)
+    return {
+        "aten._cdist_forward.default": ((a, b, 0.5, None), {}),
+        "aten._cdist_forward.out": ((a, b, 2.0, 2), {"out": Out()}),
+        "aten._cdist_backward.default": ((torch.randn(2, 4, 3, generator=g), a,
+                                          b.expand(2, 3, 5).contiguous(), 1.5, d), {}),
+        "aten._euclidean_dist.default": ((a, b), {}),
+        "aten._pdist_forward.default": ((x, 1.0), {}),
+        "aten._pdist_backward.default": ((torch.randn(10, generator=g), x, 3.0, pd), {}),
     }
 
 
