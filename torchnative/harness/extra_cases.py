@@ -674,12 +674,15 @@ def backward_written():
 def distance_written():
     """cdist's and pdist's pieces, which OpInfo reaches only inside cdist / pdist: the forward
     kernels (and _cdist_forward's out=), their backward kernels on real forward results, and
-    _euclidean_dist (cdist's p = 2 matrix-product path)."""
+    _euclidean_dist (cdist's p = 2 matrix-product path); segment_reduce's out= and backward."""
     g = torch.Generator().manual_seed(23)
     a, b, x = torch.randn(2, 4, 5, generator=g), torch.randn(3, 5, generator=g), \
         torch.randn(5, 3, generator=g)
     d = torch.cdist(a, b, p=1.5)
     pd = torch.pdist(x, p=3.0)
+    sr_x, sr_len = torch.randn(5, 2, generator=g), torch.tensor([2, 0, 3])
+    sr_x[3, 1] = 0.0
+    sr_y = torch.segment_reduce(sr_x, "prod", offsets=torch.tensor([0, 2, 2, 5]), initial=2.0)
     return {
         "aten._cdist_forward.default": ((a, b, 0.5, None), {}),
         "aten._cdist_forward.out": ((a, b, 2.0, 2), {"out": Out()}),
@@ -688,6 +691,11 @@ def distance_written():
         "aten._euclidean_dist.default": ((a, b), {}),
         "aten._pdist_forward.default": ((x, 1.0), {}),
         "aten._pdist_backward.default": ((torch.randn(10, generator=g), x, 3.0, pd), {}),
+        # segment_reduce's out= spelling and its backward kernel on a real forward result
+        "aten.segment_reduce.out": ((sr_x, "max"), {"lengths": sr_len, "out": Out()}),
+        "aten._segment_reduce_backward.default": (
+            (torch.randn(3, 2, generator=g), sr_y, sr_x, "prod"),
+            {"offsets": torch.tensor([0, 2, 2, 5]), "initial": 2.0}),
     }
 
 
