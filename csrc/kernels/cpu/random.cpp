@@ -901,4 +901,6 @@ TN_REGISTER_KERNEL("aten::bernoulli_.float", Meta, return_self);
 TN_REGISTER_KERNEL("aten::bernoulli_.Tensor", DenseCPU, bernoulli_tensor_cpu);
 TN_REGISTER_KERNEL("aten::bernoulli_.Tensor", Meta, return_self);
 
+double standard_normal(Generator& g) { return normal_sample(g, 0.0, 1.0); }
+
 }  // namespace tn

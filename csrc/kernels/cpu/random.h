@@ -18,6 +18,10 @@ inline double uniform53(Generator& g) {
   return static_cast<double>(g.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
 }
 
+// One draw of upstream's normal_distribution<double>(0, 1): Box-Muller, its second sample cached
+// on the generator for the next draw (of any sampler). The caller holds g's mutex.
+double standard_normal(Generator& g);
+
 // Calls f(offset0, offset1) for every element of sizes, for one or two operands' strides, in
 // the order upstream's TensorIterator visits them (dimensions sorted by the first operand's
 // strides, ties broken by the next operand and by size), so draws land where upstream's do.
