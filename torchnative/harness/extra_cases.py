@@ -327,6 +327,7 @@ def written(dtype):
         **embedding_bag_written(),
         **misc_written(),
         **special_a_written(dtype),
+        **special_b_written(dtype),
         **scans_written(dtype),
         **nn_misc_written(),
         **linalg_more_written(),
@@ -586,6 +587,19 @@ def special_a_written(dtype):
         "aten.special_erfinv.out": ((torch.linspace(-1, 1, 9).to(fdt),), {"out": Out()}),
         # mvlgamma's alias's out= (OpInfo calls the functional spellings only)
         "aten.special_multigammaln.out": ((torch.linspace(2, 9, 8).to(fdt), 2), {"out": Out()}),
+    }
+
+
+def special_b_written(dtype):
+    """logit's backward kernel (.default and .grad_input: autograd calls it, OpInfo does not)
+    and special_logit.out, on values in and outside [0, 1] with and without eps."""
+    fdt = dtype if dtype.is_floating_point else torch.float32
+    x = torch.tensor([-0.5, 0.0, 1e-4, 0.3, 0.5, 0.9, 1.0, 1.5, float("nan")]).to(fdt)
+    dy = torch.linspace(-2, 2, 9).to(fdt)
+    return {
+        "aten.logit_backward.default": ((dy, x), {}),
+        "aten.logit_backward.grad_input": ((dy, x, 0.01), {"grad_input": Out()}),
+        "aten.special_logit.out": ((x, 1e-3), {"out": Out()}),
     }
 
 

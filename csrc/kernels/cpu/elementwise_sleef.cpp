@@ -19,6 +19,7 @@ float Sleef_tanhf1_u10purecfma(float);
 double Sleef_tanhd1_u10purecfma(double);
 float Sleef_powf1_u10purecfma(float, float);
 double Sleef_powd1_u10purecfma(double, double);
+float Sleef_logf1_u10purecfma(float);
 double Sleef_logd1_u10purecfma(double);
 float Sleef_acosf1_u10purecfma(float);
 double Sleef_acosd1_u10purecfma(double);
@@ -42,6 +43,21 @@ float Sleef_hypotf1_u05purecfma(float, float);
 double Sleef_hypotd1_u05purecfma(double, double);
 }
 #define TN_SLEEF(f, std_f) f
+// AVX-512 builds of SLEEF's log, for the kernels upstream registers for AVX-512 (log_simd).
+#include <immintrin.h>
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+extern "C" __m512 Sleef_logf16_u10avx512f(__m512);
+extern "C" __m512d Sleef_logd8_u10avx512f(__m512d);
+namespace {
+__attribute__((target("avx512f"))) float log_avx512(float x) {
+  return _mm512_cvtss_f32(Sleef_logf16_u10avx512f(_mm512_set1_ps(x)));
+}
+__attribute__((target("avx512f"))) double log_avx512(double x) {
+  return _mm512_cvtsd_f64(Sleef_logd8_u10avx512f(_mm512_set1_pd(x)));
+}
+}  // namespace
+#pragma GCC diagnostic pop
 #else
 #define TN_SLEEF(f, std_f) std_f
 #endif
@@ -76,7 +92,19 @@ float tanh(float x) { return TN_SLEEF(Sleef_tanhf1_u10purecfma, std::tanh)(x); }
 double tanh(double x) { return TN_SLEEF(Sleef_tanhd1_u10purecfma, std::tanh)(x); }
 float pow(float x, float y) { return TN_SLEEF(Sleef_powf1_u10purecfma, std::pow)(x, y); }
 double pow(double x, double y) { return TN_SLEEF(Sleef_powd1_u10purecfma, std::pow)(x, y); }
+float log(float x) { return TN_SLEEF(Sleef_logf1_u10purecfma, std::log)(x); }
 double log(double x) { return TN_SLEEF(Sleef_logd1_u10purecfma, std::log)(x); }
+// The AVX-512 build's log leaves a negative input's NaN as its polynomial made it (a payload
+// that depends on x); the AVX2 build's, like the scalar one, gives SLEEF's canonical NaN.
+template <typename T>
+T log_simd_of(T x) {
+#if defined(TN_HAVE_SLEEF)
+  if (cpu::isa() == cpu::Isa::Avx512) return log_avx512(x);
+#endif
+  return log(x);
+}
+float log_simd(float x) { return log_simd_of(x); }
+double log_simd(double x) { return log_simd_of(x); }
 float acos(float x) { return TN_SLEEF(Sleef_acosf1_u10purecfma, std::acos)(x); }
 double acos(double x) { return TN_SLEEF(Sleef_acosd1_u10purecfma, std::acos)(x); }
 float asin(float x) { return TN_SLEEF(Sleef_asinf1_u10purecfma, std::asin)(x); }

@@ -31,7 +31,12 @@ float tanh(float x);
 double tanh(double x);
 float pow(float x, float y);
 double pow(double x, double y);
+float log(float x);
 double log(double x);
+// log as a kernel upstream also registers for AVX-512 computes it in its vector code (logit):
+// on an AVX-512 CPU SLEEF's AVX-512 build, lane by lane (its NaN for x < 0 differs).
+float log_simd(float x);
+double log_simd(double x);
 // u10 (erfc: u15, SLEEF's only erfc), for acos, asin, atan, sinh, cosh, erfc and lgamma
 // (elementwise_unary2.cpp).
 float acos(float x);
