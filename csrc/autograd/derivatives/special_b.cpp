@@ -1,5 +1,6 @@
-// Derivatives of logit (kernels/cpu/elementwise_logit.cpp): upstream's derivatives.yaml
-// formulas, in its order of door ops.
+// Derivatives of logit, special_erfcx and special_log_ndtr (kernels/cpu/elementwise_logit.cpp,
+// elementwise_erfcx.cpp): upstream's derivatives.yaml formulas, in its order of door ops.
+#include <cmath>
 #include <limits>
 
 #include "autograd/derivatives/helpers.h"
@@ -37,8 +38,26 @@ Grads logit_backward(const Saved& s, const Grads& g) {
   return {where(in, slope, full0(outside, x))};
 }
 
+// special_erfcx: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad.
+Grads erfcx_backward(const Saved& s, const Grads& g) {
+  Tensor a = mul(mul(s.tensor(0), Scalar::from_double(2.0)), s.result(0));
+  Tensor b = call_tensor("aten::sub.Scalar", {V(a), S(2.0 / std::sqrt(M_PI))});
+  return {mul(b, g[0])};
+}
+
+// special_log_ndtr: grad / std::sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp().
+Grads log_ndtr_backward(const Saved& s, const Grads& g) {
+  Tensor scaled = div(g[0], Scalar::from_double(std::sqrt(2 * M_PI)));
+  Tensor half_sq = div(pow(s.tensor(0), Scalar::from_int(2)), Scalar::from_int(2));
+  return {mul(scaled, exp(neg(add(s.result(0), half_sq))))};
+}
+
 }  // namespace
 
 TN_REGISTER_DERIVATIVE("aten::logit", {"LogitBackward0", {0}, {{0}}, 0, logit_backward});
+TN_REGISTER_DERIVATIVE("aten::special_erfcx",
+                       {"SpecialErfcxBackward0", {0}, {{0}}, 1, erfcx_backward});
+TN_REGISTER_DERIVATIVE("aten::special_log_ndtr",
+                       {"SpecialLogNdtrBackward0", {0}, {{0}}, 1, log_ndtr_backward});
 
 }  // namespace tn::autograd
