@@ -43,6 +43,10 @@ case("dist_studentt", lambda: bits(torch.distributions.StudentT(torch.full((4,),
 case("half", lambda: torch._standard_gamma(torch.ones(2, dtype=torch.half)))
 case("dir_long", lambda: torch._sample_dirichlet(torch.ones(2, dtype=torch.long)))
 case("binom_half", lambda: torch.binomial(torch.ones(2, dtype=torch.half), torch.ones(2, dtype=torch.half)))
+case("binom_long", lambda: torch.binomial(torch.ones(2, dtype=torch.long), torch.ones(2)))
+case("binom_prob_long", lambda: torch.binomial(torch.ones(2), torch.ones(2, dtype=torch.long)))
+case("binom_cfloat", lambda: torch.binomial(torch.ones(2, dtype=torch.cfloat),
+                                            torch.ones(2, dtype=torch.cfloat)))
 case("binom_mixed", lambda: torch.binomial(torch.ones(2), torch.ones(2, dtype=torch.double)))
 case("binom_shape", lambda: torch.binomial(torch.ones(2, 3), torch.ones(3, 2)))
 case("grad_fn", lambda: [type(torch._standard_gamma(aa).grad_fn).__name__])

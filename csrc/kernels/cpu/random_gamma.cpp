@@ -222,6 +222,10 @@ T sample_binomial(T count, T prob, Generator& g) {
 // upstream's iterator resizes (with its warning) when count and prob broadcast to more.
 void binomial(Call& c) {
   const Tensor &count = c.tensor(0), &prob = c.tensor(1);
+  TN_CHECK_KIND(is_floating(count->dtype()), Value, "binomial only supports floating-point "
+                "dtypes for count, got: ", c10_dtype_name(count->dtype()));
+  TN_CHECK_KIND(is_floating(prob->dtype()), Value, "binomial only supports floating-point "
+                "dtypes for prob, got: ", c10_dtype_name(prob->dtype()));
   const Dims shape = broadcast_shapes(count->sizes(), prob->sizes());
   if (shape != count->sizes() && count->numel() != 0)
     warn(resized_output_warning(dims_str(count->sizes()), dims_str(shape)));
