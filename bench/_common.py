@@ -158,4 +158,11 @@ def write(doc: Path, lines: list[str], record: dict) -> None:
     """Writes the markdown and, beside it, the same run's raw numbers as JSON."""
     doc.write_text("\n".join(lines) + "\n")
     doc.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {doc.relative_to(ROOT)} and {doc.with_suffix('.json').relative_to(ROOT)}")
+    print(f"wrote {shown(doc)} and {shown(doc.with_suffix('.json'))}")
+
+
+def shown(path: Path) -> Path:
+    """A path as printed: relative to the repository when inside it, else as given (an --out
+    outside the repository used to crash the last print after the files were written)."""
+    path = path.resolve()
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path

@@ -68,7 +68,8 @@ def table(ours: dict, control: dict, up_a: _common.Side) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=6, help="measured rounds (at least 5)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "BENCH_MINILM.md")
+    parser.add_argument("--out", type=lambda p: Path(p).resolve(),
+                        default=ROOT / "docs" / "BENCH_MINILM.md")
     parser.add_argument("--quiet", action="store_true", help="do not echo worker progress")
     args = parser.parse_args()
     if args.rounds < _common.MIN_ROUNDS:
