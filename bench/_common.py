@@ -48,9 +48,9 @@ class Side:
             self.failure = self.hello["failure"]
 
 
-def rotate(sides: list[Side], rounds: int) -> None:
+def rotate(sides: list[Side], rounds: int, timeout: float = 600) -> None:
     """Warm-up, then `rounds` measured rounds; in each, every running side in turn, the order
-    rotated by one side per round."""
+    rotated by one side per round. A side silent for `timeout` seconds in a round is stopped."""
     total = WARMUP_ROUNDS + rounds
     for k in range(total):
         warm = " (warm-up, discarded)" if k < WARMUP_ROUNDS else ""
@@ -59,7 +59,7 @@ def rotate(sides: list[Side], rounds: int) -> None:
         for side in sides[shift:] + sides[:shift]:
             if side.failure is not None:
                 continue
-            message = side.child.request("round")
+            message = side.child.request("round", timeout)
             if not message.get("ok"):
                 side.failure = message["failure"]
             elif k >= WARMUP_ROUNDS:
