@@ -32,7 +32,11 @@ PROBE = ROOT / "torchnative" / "_import_probe.py"
 BENCHES = (("dispatch per-call benchmark", "docs/BENCH_DISPATCH"),
            ("all-MiniLM-L6-v2 embedding benchmark", "docs/BENCH_MINILM"),
            ("training-step benchmark (MLP, conv net, GPT-2; 1 and 2 threads)", "docs/BENCH_TRAIN"),
-           ("optimizer-step benchmark", "docs/BENCH_OPTIM"))
+           ("optimizer-step benchmark", "docs/BENCH_OPTIM"),
+           ("hot ops at model shapes (elementwise, norms, softmax, SDPA, decode-sized sum and "
+            "cat; 1 and 2 threads)", "docs/BENCH_OPS"),
+           ("whole models: GPT-2 small and a SmolLM2-135M-shaped Llama (prefill, generate), "
+            "all-MiniLM-L6-v2 at batch 1, 8, 32; 1 and 2 threads", "docs/BENCH_MODELS"))
 
 
 def bullet(subject: str, grade: str, detail: str) -> str:
