@@ -9,6 +9,7 @@
 
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
+#include "kernels/cpu/copy_plan.h"
 
 namespace tn {
 
@@ -38,6 +39,7 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
       std::memmove(d, s, static_cast<size_t>(dst->numel()) * dst->itemsize());
       return;
     }
+    if (copy_planned(dst, src, d, s)) return;  // Note [Permuted copies]
     int64_t nd = dst->dim();
     if (nd >= 1 && dst->stride(nd - 1) == 1 && src->stride(nd - 1) == 1 &&
         dst->size(nd - 1) >= 16) {
