@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <emmintrin.h>
+
 #include "kernels/cpu/parallel.h"
 
 namespace tn {
@@ -155,6 +157,49 @@ void copy_strided_rows(const CopyPlan& p, char* d, const char* s) {
 
 constexpr int64_t kTileBytes = 128;
 
+// dst[a * dk + j] = src[a + j * sj] over the tile [k0, k1) x [j0, j1), element by element.
+template <typename W>
+void transpose_words(W* d, int64_t dk, const W* s, int64_t sj, int64_t k0, int64_t k1,
+                     int64_t j0, int64_t j1) {
+  for (int64_t a = k0; a < k1; ++a)
+    for (int64_t j = j0; j < j1; ++j) d[a * dk + j] = s[a + j * sj];
+}
+
+// One tile of copy_transpose: element by element but for 4-byte words (below).
+template <typename W>
+void transpose_tile(W* d, int64_t dk, const W* s, int64_t sj, int64_t k0, int64_t k1,
+                    int64_t j0, int64_t j1) {
+  transpose_words(d, dk, s, sj, k0, k1, j0, j1);
+}
+
+// 4-byte words in 4 x 4 blocks of SSE2 integer unpacks (bitwise moves, so NaN payloads stay):
+// four 16-byte loads and stores per 16 words instead of 16 of each, as GCC -O2 leaves the element
+// loop scalar. (1024, 3072).t().contiguous() at 1 thread, ours / upstream on a loaded machine:
+// 0.63 [0.49-0.66] with these blocks, 1.01 [0.57-1.75] element by element.
+void transpose_tile(uint32_t* d, int64_t dk, const uint32_t* s, int64_t sj, int64_t k0,
+                    int64_t k1, int64_t j0, int64_t j1) {
+  int64_t a = k0;
+  for (; a + 4 <= k1; a += 4) {
+    int64_t j = j0;
+    for (; j + 4 <= j1; j += 4) {
+      const uint32_t* sb = s + a + j * sj;  // column j: the words of rows a .. a + 3
+      __m128i c0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb));
+      __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + sj));
+      __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + 2 * sj));
+      __m128i c3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + 3 * sj));
+      __m128i lo01 = _mm_unpacklo_epi32(c0, c1), lo23 = _mm_unpacklo_epi32(c2, c3);
+      __m128i hi01 = _mm_unpackhi_epi32(c0, c1), hi23 = _mm_unpackhi_epi32(c2, c3);
+      uint32_t* db = d + a * dk + j;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(db), _mm_unpacklo_epi64(lo01, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + dk), _mm_unpackhi_epi64(lo01, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + 2 * dk), _mm_unpacklo_epi64(hi01, hi23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + 3 * dk), _mm_unpackhi_epi64(hi01, hi23));
+    }
+    transpose_words(d, dk, s, sj, a, a + 4, j, j1);
+  }
+  transpose_words(d, dk, s, sj, a, k1, j0, j1);
+}
+
 // The transpose of Note [Permuted copies]: dim k (src stride 1) against the innermost dim j
 // (dst stride 1). A unit of work is one band of tile rows of k at one outer index.
 template <typename W>
@@ -177,11 +222,7 @@ void copy_transpose(const CopyPlan& p, int k, char* d, const char* s) {
       const W* st = sw + o.s;
       for (int64_t j0 = 0; j0 < nj; j0 += kTile) {
         const int64_t j1 = std::min(nj, j0 + kTile);
-        for (int64_t a = k0; a < k1; ++a) {
-          W* dr = dt + a * dk;
-          const W* sr = st + a;
-          for (int64_t j = j0; j < j1; ++j) dr[j] = sr[j * sj];
-        }
+        transpose_tile(dt, dk, st, sj, k0, k1, j0, j1);
       }
     }
   });
