@@ -1,4 +1,5 @@
-// The planned same-dtype copy of copy_plan.h: Note [Permuted copies] and its three loops.
+// The planned same-dtype copy of copy_plan.h (Note [Permuted copies]): rows by memcpy, a tiled
+// transpose, or words along the innermost dim. Not for dtype conversions (copy.cpp).
 #include "kernels/cpu/copy_plan.h"
 
 #include <algorithm>
@@ -16,23 +17,9 @@ struct Words16 {  // a complex128
   uint64_t w[2];
 };
 
-// Note [Permuted copies]
-// contiguous() of a transposed or permuted tensor (x.t(), attention's (B, H, L, D) <-> (B, L, H, D)
-// swaps) is a same-dtype copy between distinct storages into a dense destination. It is planned
-// once: size-1 dims dropped, the rest ordered as dst lies in memory (largest dst stride first,
-// so the writes stream) and neighbours contiguous in both merged, as TensorIterator coalesces.
-// Three loops follow from the plan's innermost dim (dst stride 1):
-//  - src stride 1 too: rows, one memcpy each (clone of a slice, the (B, L, H, D) swaps whose D
-//    stays innermost);
-//  - another dim has src stride 1: a transpose of that dim against the innermost, in square
-//    tiles of kTileBytes a side, so the src lines a tile reads stay in L1 while its columns are
-//    written (the plain walk touched a new src line per element: 53 ms against upstream's 19 at
-//    (1024, 3072).t(), which tiles 2-D only, copy_same_type_transpose_);
-//  - neither: words along the innermost dim.
-// Work is split between threads by outer rows (tile rows for the transpose) above upstream's
-// grain, as its copy splits at at::internal::GRAIN_SIZE elements. Bits never change (words are
-// moved, so NaN payloads survive), whatever the order; a copy within one storage keeps the
-// row-major walk, whose order decides what overlapping reads see.
+// See Note [Permuted copies] (docs/DESIGN_NOTES.md). The plan: size-1 dims dropped, the rest
+// ordered as dst lies in memory (largest dst stride first, so the writes stream), neighbours
+// contiguous in both merged, as TensorIterator coalesces. Its innermost dim has dst stride 1.
 
 // One dim of a planned copy: its size and both strides, in elements.
 struct CopyDim {

@@ -1,6 +1,6 @@
 // The same-dtype CPU copy between two storages into a dense destination, planned as
-// Note [Permuted copies] says (copy_plan.cpp); copy_dense_cpu (copy.cpp) tries it first. Apart
-// from copy.h because its `convert` and cpu_util.h's (which parallel.h includes) collide.
+// Note [Permuted copies] (docs/DESIGN_NOTES.md) says; copy_dense_cpu (copy.cpp) tries it first.
+// Apart from copy.h because its `convert` and cpu_util.h's (which parallel.h includes) collide.
 #pragma once
 
 #include "core/tensor_impl.h"
