@@ -152,39 +152,78 @@ void transpose_words(W* d, int64_t dk, const W* s, int64_t sj, int64_t k0, int64
     for (int64_t j = j0; j < j1; ++j) d[a * dk + j] = s[a + j * sj];
 }
 
-// One tile of copy_transpose: element by element but for 4-byte words (below).
+// One tile of copy_transpose: element by element but for 2-, 4- and 8-byte words (below).
 template <typename W>
 void transpose_tile(W* d, int64_t dk, const W* s, int64_t sj, int64_t k0, int64_t k1,
                     int64_t j0, int64_t j1) {
   transpose_words(d, dk, s, sj, k0, k1, j0, j1);
 }
 
-// 4-byte words in 4 x 4 blocks of SSE2 integer unpacks (bitwise moves, so NaN payloads stay):
-// four 16-byte loads and stores per 16 words instead of 16 of each, as GCC -O2 leaves the element
-// loop scalar. (1024, 3072).t().contiguous() at 1 thread, ours / upstream on a loaded machine:
-// 0.63 [0.49-0.66] with these blocks, 1.01 [0.57-1.75] element by element.
-void transpose_tile(uint32_t* d, int64_t dk, const uint32_t* s, int64_t sj, int64_t k0,
-                    int64_t k1, int64_t j0, int64_t j1) {
+// The tile in B x B blocks, block(dst, src) moving one (16-byte vectors: B words of each of B
+// columns loaded, unpacked, stored as B rows), the ragged edges element by element. SSE2
+// integer unpacks move bits, so NaN payloads stay; GCC -O2 leaves the element loop scalar, one
+// load and one store a word. (1024, 3072).t().contiguous() at 1 thread, ours / upstream on a
+// loaded machine: 0.63 [0.49-0.66] with 4 x 4 blocks, 1.01 [0.57-1.75] element by element.
+template <int B, typename W, typename Block>
+void transpose_blocks(W* d, int64_t dk, const W* s, int64_t sj, int64_t k0, int64_t k1,
+                      int64_t j0, int64_t j1, const Block& block) {
   int64_t a = k0;
-  for (; a + 4 <= k1; a += 4) {
+  for (; a + B <= k1; a += B) {
     int64_t j = j0;
-    for (; j + 4 <= j1; j += 4) {
-      const uint32_t* sb = s + a + j * sj;  // column j: the words of rows a .. a + 3
-      __m128i c0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb));
-      __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + sj));
-      __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + 2 * sj));
-      __m128i c3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sb + 3 * sj));
-      __m128i lo01 = _mm_unpacklo_epi32(c0, c1), lo23 = _mm_unpacklo_epi32(c2, c3);
-      __m128i hi01 = _mm_unpackhi_epi32(c0, c1), hi23 = _mm_unpackhi_epi32(c2, c3);
-      uint32_t* db = d + a * dk + j;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(db), _mm_unpacklo_epi64(lo01, lo23));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + dk), _mm_unpackhi_epi64(lo01, lo23));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + 2 * dk), _mm_unpacklo_epi64(hi01, hi23));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(db + 3 * dk), _mm_unpackhi_epi64(hi01, hi23));
-    }
-    transpose_words(d, dk, s, sj, a, a + 4, j, j1);
+    for (; j + B <= j1; j += B) block(d + a * dk + j, s + a + j * sj);
+    transpose_words(d, dk, s, sj, a, a + B, j, j1);
   }
   transpose_words(d, dk, s, sj, a, k1, j0, j1);
+}
+
+inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+inline void store16(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
+
+void transpose_tile(uint16_t* d, int64_t dk, const uint16_t* s, int64_t sj, int64_t k0,
+                    int64_t k1, int64_t j0, int64_t j1) {
+  transpose_blocks<8>(d, dk, s, sj, k0, k1, j0, j1, [=](uint16_t* db, const uint16_t* sb) {
+    __m128i c[8], t[8], u[8];  // columns j .. j + 7 of rows a .. a + 7; pairs; quads
+    for (int i = 0; i < 8; ++i) c[i] = load16(sb + i * sj);
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm_unpacklo_epi16(c[2 * i], c[2 * i + 1]);      // rows a .. a + 3
+      t[i + 4] = _mm_unpackhi_epi16(c[2 * i], c[2 * i + 1]);  // rows a + 4 .. a + 7
+    }
+    for (int h = 0; h < 8; h += 4) {
+      u[h] = _mm_unpacklo_epi32(t[h], t[h + 1]);      // rows +0, +1 of columns 0 .. 3
+      u[h + 1] = _mm_unpackhi_epi32(t[h], t[h + 1]);  // rows +2, +3 of columns 0 .. 3
+      u[h + 2] = _mm_unpacklo_epi32(t[h + 2], t[h + 3]);  // the same of columns 4 .. 7
+      u[h + 3] = _mm_unpackhi_epi32(t[h + 2], t[h + 3]);
+    }
+    for (int h = 0; h < 8; h += 4) {
+      store16(db + (h + 0) * dk, _mm_unpacklo_epi64(u[h], u[h + 2]));
+      store16(db + (h + 1) * dk, _mm_unpackhi_epi64(u[h], u[h + 2]));
+      store16(db + (h + 2) * dk, _mm_unpacklo_epi64(u[h + 1], u[h + 3]));
+      store16(db + (h + 3) * dk, _mm_unpackhi_epi64(u[h + 1], u[h + 3]));
+    }
+  });
+}
+
+void transpose_tile(uint32_t* d, int64_t dk, const uint32_t* s, int64_t sj, int64_t k0,
+                    int64_t k1, int64_t j0, int64_t j1) {
+  transpose_blocks<4>(d, dk, s, sj, k0, k1, j0, j1, [=](uint32_t* db, const uint32_t* sb) {
+    __m128i c0 = load16(sb), c1 = load16(sb + sj), c2 = load16(sb + 2 * sj),
+            c3 = load16(sb + 3 * sj);  // columns j .. j + 3 of rows a .. a + 3
+    __m128i lo01 = _mm_unpacklo_epi32(c0, c1), lo23 = _mm_unpacklo_epi32(c2, c3);
+    __m128i hi01 = _mm_unpackhi_epi32(c0, c1), hi23 = _mm_unpackhi_epi32(c2, c3);
+    store16(db, _mm_unpacklo_epi64(lo01, lo23));
+    store16(db + dk, _mm_unpackhi_epi64(lo01, lo23));
+    store16(db + 2 * dk, _mm_unpacklo_epi64(hi01, hi23));
+    store16(db + 3 * dk, _mm_unpackhi_epi64(hi01, hi23));
+  });
+}
+
+void transpose_tile(uint64_t* d, int64_t dk, const uint64_t* s, int64_t sj, int64_t k0,
+                    int64_t k1, int64_t j0, int64_t j1) {
+  transpose_blocks<2>(d, dk, s, sj, k0, k1, j0, j1, [=](uint64_t* db, const uint64_t* sb) {
+    __m128i c0 = load16(sb), c1 = load16(sb + sj);  // columns j, j + 1 of rows a, a + 1
+    store16(db, _mm_unpacklo_epi64(c0, c1));
+    store16(db + dk, _mm_unpackhi_epi64(c0, c1));
+  });
 }
 
 // The transpose of Note [Permuted copies]: dim k (src stride 1) against the innermost dim j
