@@ -195,6 +195,70 @@ TN_VEC_MAP(TN_AVX512, exp16, Sleef_expf16_u10avx512f, 16, _mm512_loadu_ps, _mm51
 TN_VEC_MAP(TN_AVX2, exp8, Sleef_expf8_u10avx2, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 #undef TN_VEC_MAP
 
+// exp_sum_f32 (vec_math.h): the sums of 16 lanes, in two vectors of 8 on AVX2. Contraction is
+// off: x * scale and its difference with shift are rounded apart, at either width.
+#define TN_AVX512_EXACT __attribute__((target("avx512f"), optimize("fp-contract=off")))
+#define TN_AVX2_EXACT __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
+inline float fold16(const float* lane) {
+  float r = lane[0];
+  for (int l = 1; l < 16; ++l) r += lane[l];
+  return r;
+}
+TN_AVX512_EXACT float exp_sum16(float* x, int64_t n, float scale, float shift) {
+  const __m512 f = _mm512_set1_ps(scale), s = _mm512_set1_ps(shift);
+  __m512 acc = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), f), s));
+    _mm512_storeu_ps(x + i, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    __m512 e = Sleef_expf16_u10avx512f(
+        _mm512_sub_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), f), s));
+    _mm512_mask_storeu_ps(x + i, k, e);
+    acc = _mm512_mask_add_ps(acc, k, acc, e);
+  }
+  alignas(64) float lane[16];
+  _mm512_store_ps(lane, acc);
+  return fold16(lane);
+}
+// exp(x[i] * f - s) for the 8 lanes of x, or its first r (1 to 7) with the rest of the result 0.
+TN_AVX2_EXACT inline __m256 exp_step8(float* x, __m256 f, __m256 s) {
+  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(x), f), s));
+  _mm256_storeu_ps(x, e);
+  return e;
+}
+TN_AVX2_EXACT inline __m256 exp_part8(float* x, int64_t r, __m256 f, __m256 s) {
+  const __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(r)),
+                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(x, k), f), s));
+  _mm256_maskstore_ps(x, k, e);
+  return _mm256_and_ps(e, _mm256_castsi256_ps(k));
+}
+TN_AVX2_EXACT float exp_sum8(float* x, int64_t n, float scale, float shift) {
+  const __m256 f = _mm256_set1_ps(scale), s = _mm256_set1_ps(shift);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0;  // lanes 0-7 and 8-15
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_add_ps(a0, exp_step8(x + i, f, s));
+    a1 = _mm256_add_ps(a1, exp_step8(x + i + 8, f, s));
+  }
+  if (n - i >= 8) {
+    a0 = _mm256_add_ps(a0, exp_step8(x + i, f, s));
+    if (n - i > 8) a1 = _mm256_add_ps(a1, exp_part8(x + i + 8, n - i - 8, f, s));
+  } else if (i < n) {
+    a0 = _mm256_add_ps(a0, exp_part8(x + i, n - i, f, s));
+  }
+  alignas(32) float lane[16];
+  _mm256_store_ps(lane, a0);
+  _mm256_store_ps(lane + 8, a1);
+  return fold16(lane);
+}
+#undef TN_AVX512_EXACT
+#undef TN_AVX2_EXACT
+
 // Horizontal sums in upstream's vec_reduce_all order: lane i plus lane i ^ 8, then ^ 4, ^ 2, ^ 1.
 TN_AVX512 inline float hsum16(__m512 v) {
   v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E));
@@ -522,6 +586,10 @@ void exp_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   vec_width() == 16 ? exp16(x, y, n) : exp8(x, y, n);
 }
+float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
+  TN_ASSERT(vec_width() != 0);
+  return vec_width() == 16 ? exp_sum16(x, n, scale, shift) : exp_sum8(x, n, scale, shift);
+}
 void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
   TN_ASSERT(vec_width() != 0 && n > 0);
   (vec_width() == 16 ? softmax_row16 : softmax_row8)(x, y, n, log);
@@ -561,6 +629,10 @@ void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width(
 bool gelu_erf_available() { return false; }
 void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_available()); }
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+float exp_sum_f32(float*, int64_t, float, float) {
+  TN_ASSERT(vec_width() != 0);
+  return 0;
+}
 void gelu_tanh_backward_f32(const float*, const float*, float*, int64_t) {
   TN_ASSERT(vec_width() == 8);
 }

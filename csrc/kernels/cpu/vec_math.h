@@ -29,6 +29,10 @@ void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as = cpu::onednn
 
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);
+// x[i] = sleef::exp(x[i] * scale - shift) in place, the product and the difference each
+// rounded (attention's softmax, nn_attention.cpp); returns their sum, taken in 16 lanes (lane
+// i mod 16) at either width, the lanes then added in order: the same bits on AVX2 and AVX-512.
+float exp_sum_f32(float* x, int64_t n, float scale, float shift);
 // gelu_backward('tanh') and silu_backward of n floats (dy, x) into y; AVX2 only
 // (vec_width() == 8), upstream's vector path's bits.
 void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n);
