@@ -149,22 +149,28 @@ TEST(VecMath, ExpHasTheBitsOfSleefsScalarExp) {
   }
 }
 
-// Attention's products: every sum in order, no fused step, so exactly a plain float loop's bits.
-TEST(VecMath, MatmulRowsHasThePlainLoopsBits) {
+// Attention's softmax pass: each element is exp(x * scale - shift) with SLEEF's bits (the
+// product and the difference rounded apart), and the sum runs in 16 lanes, i mod 16, the lanes
+// then added in order, at every length (tails at both widths) and from any offset.
+TEST(VecMath, ExpSumHasSleefsBitsAndSixteenLanes) {
   if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
-  const int64_t rows = 7, n = 33, width = 32, ld = 40, lda = 35, ldo = 36;
-  std::vector<float> a = spread(rows * lda), m = spread(n * ld), out(rows * ldo, -1.f);
-  tn::vec::matmul_rows_f32(a.data(), lda, rows, m.data(), ld, n, width, out.data(), ldo);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t c = 0; c < width; ++c) {
-      volatile float acc = 0;  // volatile: one rounding per product and per sum
-      for (int64_t t = 0; t < n; ++t) {
-        volatile float prod = a[i * lda + t] * m[t * ld + c];
-        acc = acc + prod;
-      }
-      ASSERT_TRUE(same_bits(out[i * ldo + c], acc)) << i << " " << c;
+  const std::vector<float> x0 = spread(300);
+  const float scale = 0.37f, shift = 1.5f;
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100, 299}) {
+    std::vector<float> x(x0.begin() + 1, x0.begin() + 1 + n);
+    float lane[16] = {};
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      volatile float arg = x[i] * scale;  // volatile: rounded before the difference
+      want[i] = tn::sleef::exp(arg - shift);
+      lane[i % 16] += want[i];
     }
-  EXPECT_EQ(out[width], -1.f);  // columns past width untouched
+    float sum = lane[0];
+    for (int l = 1; l < 16; ++l) sum += lane[l];
+    const float got = tn::vec::exp_sum_f32(x.data(), n, scale, shift);
+    ASSERT_TRUE(same_bits(got, sum)) << n;
+    for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(same_bits(x[i], want[i])) << n << " " << i;
+  }
 }
 
 }  // namespace

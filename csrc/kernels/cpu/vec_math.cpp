@@ -448,64 +448,7 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=off"))) void addcmul8(
   for (; i < n; ++i) o[i] = std::fma(v * a[i], b[i], s[i]);
 }
 
-// matmul_rows_f32 (vec_math.h) for 4 rows of a at once (independent sums hide the adds'
-// latency), then single rows. The _round_ forms are builtins GCC cannot contract into an FMA.
-#define TN_MUL16(x, y) _mm512_mul_round_ps(x, y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define TN_ADD16(x, y) _mm512_add_round_ps(x, y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-TN_AVX512 void matmul16(const float* a, int64_t lda, int64_t rows, const float* m, int64_t ld,
-                        int64_t n, int64_t width, float* out, int64_t ldo) {
-  int64_t i = 0;
-  for (; i + 4 <= rows; i += 4)
-    for (int64_t c = 0; c < width; c += 16) {
-      __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-      for (int64_t t = 0; t < n; ++t) {
-        __m512 mv = _mm512_loadu_ps(m + t * ld + c);
-        s0 = TN_ADD16(s0, TN_MUL16(_mm512_set1_ps(a[i * lda + t]), mv));
-        s1 = TN_ADD16(s1, TN_MUL16(_mm512_set1_ps(a[(i + 1) * lda + t]), mv));
-        s2 = TN_ADD16(s2, TN_MUL16(_mm512_set1_ps(a[(i + 2) * lda + t]), mv));
-        s3 = TN_ADD16(s3, TN_MUL16(_mm512_set1_ps(a[(i + 3) * lda + t]), mv));
-      }
-      _mm512_storeu_ps(out + i * ldo + c, s0);
-      _mm512_storeu_ps(out + (i + 1) * ldo + c, s1);
-      _mm512_storeu_ps(out + (i + 2) * ldo + c, s2);
-      _mm512_storeu_ps(out + (i + 3) * ldo + c, s3);
-    }
-  for (; i < rows; ++i)
-    for (int64_t c = 0; c < width; c += 16) {
-      __m512 s0 = _mm512_setzero_ps();
-      for (int64_t t = 0; t < n; ++t)
-        s0 = TN_ADD16(s0, TN_MUL16(_mm512_set1_ps(a[i * lda + t]),
-                                   _mm512_loadu_ps(m + t * ld + c)));
-      _mm512_storeu_ps(out + i * ldo + c, s0);
-    }
-}
-#undef TN_MUL16
-#undef TN_ADD16
-
-// The same with 8 lanes; compiled without FMA, so nothing can be fused.
-__attribute__((target("avx2"))) void matmul8(const float* a, int64_t lda, int64_t rows,
-                                             const float* m, int64_t ld, int64_t n,
-                                             int64_t width, float* out, int64_t ldo) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t c = 0; c < width; c += 16) {
-      __m256 s0 = _mm256_setzero_ps(), s1 = s0;
-      for (int64_t t = 0; t < n; ++t) {
-        __m256 av = _mm256_set1_ps(a[i * lda + t]);
-        s0 = _mm256_add_ps(s0, _mm256_mul_ps(av, _mm256_loadu_ps(m + t * ld + c)));
-        s1 = _mm256_add_ps(s1, _mm256_mul_ps(av, _mm256_loadu_ps(m + t * ld + c + 8)));
-      }
-      _mm256_storeu_ps(out + i * ldo + c, s0);
-      _mm256_storeu_ps(out + i * ldo + c + 8, s1);
-    }
-}
-
 }  // namespace
-
-void matmul_rows_f32(const float* a, int64_t lda, int64_t rows, const float* m, int64_t ld,
-                     int64_t n, int64_t width, float* out, int64_t ldo) {
-  TN_ASSERT(vec_width() != 0 && width % 16 == 0);
-  (vec_width() == 16 ? matmul16 : matmul8)(a, lda, rows, m, ld, n, width, out, ldo);
-}
 
 // gelu('tanh')'s and silu's backward, 8 floats at a time (elementwise_backward.cpp has the
 // forms and how they were measured: the same steps, fused where upstream's build fuses them).
@@ -639,10 +582,6 @@ void gelu_tanh_backward_f32(const float*, const float*, float*, int64_t) {
 void gelu_tanh_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() == 8); }
 void silu_backward_f32(const float*, const float*, float*, int64_t) {
   TN_ASSERT(vec_width() == 8);
-}
-void matmul_rows_f32(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
-                     float*, int64_t) {
-  TN_ASSERT(vec_width() != 0);
 }
 #endif
 

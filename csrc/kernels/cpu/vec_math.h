@@ -63,11 +63,4 @@ void softmax_bwd_row_f32(const float* g, const float* y, float sum, float* out, 
 // path's arithmetic); AVX2 and FMA, where vec_width() != 0. o may equal s, a or b.
 void addcmul_f32(const float* s, const float* a, const float* b, float v, float* o, int64_t n);
 
-// out[i * ldo + c] = sum over t < n, in order, of a[i * lda + t] * m[t * ld + c], for i < rows
-// and c < width (a multiple of 16), every product and every sum rounded (no fused steps): a
-// plain dot product's arithmetic, vectorised over c. For attention's small products, where
-// BLAS's summation order fails agreement (nn_attention.cpp).
-void matmul_rows_f32(const float* a, int64_t lda, int64_t rows, const float* m, int64_t ld,
-                     int64_t n, int64_t width, float* out, int64_t ldo);
-
 }  // namespace tn::vec
