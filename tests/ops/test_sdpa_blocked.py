@@ -78,6 +78,12 @@ CASES.update({
         t(2, 300, 4, 64).transpose(1, 2), is_causal=True),
     "nan input": lambda: flash(torch.where(torch.arange(64)[:, None] == 5, float("nan"),
                                            t(1, 1, 64, 64)), t(1, 1, 80, 64), t(1, 1, 80, 64)),
+    # A NaN in a value row no query row of the block sees: upstream takes the whole key block,
+    # whose weight 0 times NaN makes every row's output NaN in that column.
+    "nan in a hidden value row causal": lambda: flash(
+        t(1, 1, 300, 32), t(1, 1, 300, 32),
+        torch.where((torch.arange(300)[:, None] == 290) & (torch.arange(32) == 3), float("nan"),
+                    t(1, 1, 300, 32)), is_causal=True),
 })
 out = {}
 for name, f in CASES.items():
@@ -117,7 +123,8 @@ def names():
         [f"L{L} causal={c}" for L in (1, 7, 64, 128, 333, 1024) for c in (False, True)]
         + ["L7 S333", "L333 S64 causal", "L1024 S700 causal", "L64 S1025 head 40",
            "additive mask", "additive mask 2-d, scale", "mask broadcast over keys",
-           "negative scale", "negative scale causal", "nan input"]) for i in (0, 1)] + [
+           "negative scale", "negative scale causal", "nan input",
+           "nan in a hidden value row causal"]) for i in (0, 1)] + [
         f"{n} [0]" for n in ("bool mask", "gqa", "gqa causal", "query layout (B, L, H, E)")]
 
 

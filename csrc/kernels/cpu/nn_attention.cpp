@@ -322,6 +322,17 @@ void block_weights(const FlashF32& a, int64_t b, int64_t h, int64_t m, int64_t q
   }
 }
 
+// Whether rows lo .. hi of one head's values (strides vs[2], vs[3]) are all finite.
+bool finite_rows(const float* v, const int64_t* vs, int64_t lo, int64_t hi, int64_t Ev) {
+  for (int64_t j = lo; j < hi; ++j) {
+    const float* row = v + j * vs[2];
+    float acc = 0.f;  // x * 0 is 0 for a finite x and NaN for an inf or NaN one
+    for (int64_t e = 0; e < Ev; ++e) acc += row[e * vs[3]] * 0.f;
+    if (acc != 0.f) return false;
+  }
+  return true;
+}
+
 // Query rows m .. m + qb of head (b, h): every key block up to the causal diagonal, two GEMMs
 // each (upstream's: q . k^T, then weights . v added into the accumulated output), then the
 // output divided by each row's sum and the logsumexp (max + log(sum); 0 for a row masked
@@ -335,8 +346,14 @@ void flash_rows(const FlashF32& a, int64_t b, int64_t h, int64_t m, FlashScratch
   std::fill(w.sum, w.sum + qb, 0.f);
   const int64_t keys = a.causal ? std::min(m + qb, a.S) : a.S;
   // Causal: keys past the block's last row carry weight 0 for every row, so where that weight
-  // is exactly 0 (hidden_zero) they are not computed; upstream takes the whole key block.
-  const int64_t end = a.causal && a.hidden_zero ? keys : a.S;
+  // is exactly 0 (hidden_zero) they are not computed; upstream takes the whole key block. The
+  // two differ only where a value row of those keys holds an inf or NaN (upstream's 0 x inf
+  // makes its output rows NaN): then the whole block is taken, as upstream takes it.
+  int64_t end = a.S;
+  if (a.causal && a.hidden_zero) {
+    const int64_t block_end = std::min(a.S, (keys + kKvSplit - 1) / kKvSplit * kKvSplit);
+    end = finite_rows(v, a.vs, keys, block_end, a.Ev) ? keys : a.S;
+  }
   for (int64_t n = 0; n < keys; n += kKvSplit) {
     const int64_t kb = std::min(kKvSplit, end - n);
     gemm<float>(qb, kb, a.E, MatRef{q, a.qs[2], a.qs[3]},
