@@ -101,15 +101,7 @@ def per_call(timer: timeit.Timer, request: dict, loops: dict, name: str) -> floa
 
 
 def main(request: dict) -> None:
-    with step("locate torch", announce=False):
-        located = _child.locate_torch(request["expect_c"])
-    with step("import torch"):
-        import torch
-    with step("check which torch was loaded", announce=False):
-        loaded = _child.check_loaded(torch, located)
-    with step("set the thread count", announce=False):
-        torch.set_num_threads(request["threads"])
-        assert torch.get_num_threads() == request["threads"], torch.get_num_threads()
+    torch, loaded = _child.import_torch(request)
     with step("build the inputs"):
         namespace = inputs(torch, torch.float32)
         namespace64 = inputs(torch, torch.float64) if request["reference64"] else None

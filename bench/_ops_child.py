@@ -216,15 +216,7 @@ def memory_mode(torch) -> dict:
 
 
 def main(request: dict) -> None:
-    with step("locate torch", announce=False):
-        located = _child.locate_torch(request["expect_c"])
-    with step("import torch"):
-        import torch
-    with step("check which torch was loaded", announce=False):
-        loaded = _child.check_loaded(torch, located)
-    with step("set the thread count", announce=False):
-        torch.set_num_threads(request["threads"])
-        assert torch.get_num_threads() == request["threads"], torch.get_num_threads()
+    torch, loaded = _child.import_torch(request)
     hello = {"ok": True, "torch": loaded, "threads": torch.get_num_threads()}
     if request["mode"] == "memory":
         with step("measure the peak memory of one SDPA call"):

@@ -64,15 +64,7 @@ class Case:
 
 
 def main(request: dict) -> None:
-    with step("locate torch", announce=False):
-        located = _child.locate_torch(request["expect_c"])
-    with step("import torch"):
-        import torch
-    with step("check which torch was loaded", announce=False):
-        loaded = _child.check_loaded(torch, located)
-    with step("set the thread count", announce=False):
-        torch.set_num_threads(request["threads"])
-        assert torch.get_num_threads() == request["threads"], torch.get_num_threads()
+    torch, loaded = _child.import_torch(request)
     cases, checks = {}, {}
     for name, model, optim, _ in CASES:
         try:

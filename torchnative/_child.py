@@ -119,6 +119,21 @@ def check_loaded(torch, located: dict) -> dict:
     return {"torch_file": torch_file, "c_file": c_file, "version": torch.__version__}
 
 
+def import_torch(request: dict):
+    """A benchmark worker's start: locate torch (the _C the parent expects), import it, check
+    that it is the one located, and set request["threads"]. Returns (torch, what was loaded)."""
+    with step("locate torch", announce=False):
+        located = locate_torch(request["expect_c"])
+    with step("import torch"):
+        import torch
+    with step("check which torch was loaded", announce=False):
+        loaded = check_loaded(torch, located)
+    with step("set the thread count", announce=False):
+        torch.set_num_threads(request["threads"])
+        assert torch.get_num_threads() == request["threads"], torch.get_num_threads()
+    return torch, loaded
+
+
 def tensor_bytes(tensor) -> tuple[bytes, str]:
     """The exact bytes of a float32/float64 CPU tensor, row-major, and the route that read them.
 
