@@ -48,6 +48,32 @@ class Side:
             self.failure = self.hello["failure"]
 
 
+def expected_c(label: str, env: Env) -> tuple[str | None, Side | None]:
+    """(the path of the _C this side must load, None), or (None, a Side that does not run)
+    where the environment has no _C file to find."""
+    try:
+        return str(env.expected_c()), None
+    except FileNotFoundError as exc:
+        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
+        return None, Side(label, env, None, {"ok": False, "failure": failure})
+
+
+def case_failure(name: str, side: Side, ref: Side, key: str = "checks",
+                 reference: bool = True) -> tuple[str, str] | None:
+    """("does not run", why) where case `name` (in each side's first message, under `key`)
+    cannot be checked: its side did not run, it failed there, or (with `reference`) it failed
+    on upstream A's; else None."""
+    if side.failure is not None:
+        return "does not run", format_failure(side.failure, where=False)
+    mine = side.hello[key][name]
+    if not mine["ok"]:
+        return "does not run", format_failure(mine["failure"])
+    theirs = ref.hello[key][name]
+    if reference and not theirs["ok"]:
+        return "does not run", f"upstream A: {format_failure(theirs['failure'])}"
+    return None
+
+
 def rotate(sides: list[Side], rounds: int, timeout: float = 600) -> None:
     """Warm-up, then `rounds` measured rounds; in each, every running side in turn, the order
     rotated by one side per round. A side silent for `timeout` seconds in a round is stopped."""

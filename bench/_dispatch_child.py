@@ -89,16 +89,6 @@ def record(torch, result, namespace: dict, check: str) -> dict:
     return out
 
 
-def per_call(timer: timeit.Timer, request: dict, loops: dict, name: str) -> float:
-    """Seconds per call: best of the requested repeats; the loop count is chosen once, at the
-    first round, so that one repeat takes at least the requested target."""
-    if name not in loops:
-        count = 1
-        while timer.timeit(count) < request["target_s"]:
-            count *= 2
-        loops[name] = count
-    return min(timer.repeat(repeat=request["repeats"], number=loops[name])) / loops[name]
-
 
 def main(request: dict) -> None:
     torch, loaded = _child.import_torch(request)
@@ -121,7 +111,7 @@ def main(request: dict) -> None:
     loops: dict[str, int] = {}
     for command in _child.commands():
         with step(f"timed round ({command})", announce=False):
-            seconds = {stmt: per_call(timer, request, loops, stmt)
+            seconds = {stmt: _child.per_call(timer, request, loops, stmt)
                        for stmt, timer in timers.items()}
         send({"ok": True, "seconds": seconds, "loops": loops})
 

@@ -121,16 +121,6 @@ def save(torch, tensor, path: Path) -> str:
     return route
 
 
-def per_call(timer: timeit.Timer, request: dict, loops: dict, name: str) -> float:
-    """Seconds per call: best of the requested repeats; the loop count is chosen once, at the
-    first (warm-up) round, so that one repeat takes at least the requested target."""
-    if name not in loops:
-        count = 1
-        while timer.timeit(count) < request["target_s"]:
-            count *= 2
-        loops[name] = count
-    return min(timer.repeat(repeat=request["repeats"], number=loops[name])) / loops[name]
-
 
 def run_case(torch, namespace: dict, case: tuple, request: dict) -> dict:
     """Runs one row once and writes its result (and, for upstream A, the float64 result of the
@@ -228,7 +218,7 @@ def main(request: dict) -> None:
     loops: dict[str, int] = {}
     for command in _child.commands():
         with step(f"timed round ({command})", announce=False):
-            seconds = {name: per_call(timer, request, loops, name)
+            seconds = {name: _child.per_call(timer, request, loops, name)
                        for name, timer in state["timers"].items()}
         send({"ok": True, "seconds": seconds, "loops": loops})
 

@@ -31,11 +31,9 @@ CHECK_NAMES = {"exact": "bit-identical", "view": "bit-identical, a view of x",
 
 
 def start(label: str, env, target_s: float, echo: bool) -> _common.Side:
-    try:
-        expect_c = str(env.expected_c())
-    except FileNotFoundError as exc:
-        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
-        return _common.Side(label, env, None, {"ok": False, "failure": failure})
+    expect_c, missing = _common.expected_c(label, env)
+    if missing is not None:
+        return missing
     request = {"expect_c": expect_c, "threads": _common.THREADS, "target_s": target_s,
                "repeats": _common.REPEATS, "reference64": label == "upstream A"}
     log = ROOT / "build" / "bench" / f"dispatch-{label.replace(' ', '-')}.log"

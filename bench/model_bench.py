@@ -50,11 +50,9 @@ SPECS = {spec.name: spec for spec in CASES}
 
 
 def start(label: str, env, threads: int, request: dict, echo: bool) -> _common.Side:
-    try:
-        expect_c = str(env.expected_c())
-    except FileNotFoundError as exc:
-        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
-        return _common.Side(label, env, None, {"ok": False, "failure": failure})
+    expect_c, missing = _common.expected_c(label, env)
+    if missing is not None:
+        return missing
     request = {**request, "expect_c": expect_c, "threads": threads,
                "reference64": label == "upstream A"}
     log = ROOT / "build" / "bench" / f"models-{threads}t-{label.replace(' ', '-')}.log"
@@ -90,13 +88,9 @@ def compare(name: str, mine: dict, theirs: dict) -> tuple[str, str]:
 
 def check(name: str, side: _common.Side, ref: _common.Side) -> tuple[str, str]:
     """(grade, detail) of one case on one side, against upstream A's."""
-    if side.failure is not None:
-        return "does not run", format_failure(side.failure, where=False)
+    if (failure := _common.case_failure(name, side, ref)) is not None:
+        return failure
     mine, theirs = side.hello["checks"][name], ref.hello["checks"][name]
-    if not mine["ok"]:
-        return "does not run", format_failure(mine["failure"])
-    if not theirs["ok"]:
-        return "does not run", f"upstream A: {format_failure(theirs['failure'])}"
     return compare(name, mine, theirs)
 
 

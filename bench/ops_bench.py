@@ -44,11 +44,9 @@ BUSY = "while True: pass"
 
 def worker(label: str, env, request: dict, log_name: str, echo: bool) -> _common.Side:
     """Starts one worker and waits for its first message."""
-    try:
-        expect_c = str(env.expected_c())
-    except FileNotFoundError as exc:
-        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
-        return _common.Side(label, env, None, {"ok": False, "failure": failure})
+    expect_c, missing = _common.expected_c(label, env)
+    if missing is not None:
+        return missing
     request = {**request, "expect_c": expect_c}
     log = ROOT / "build" / "bench" / f"{log_name}-{label.replace(' ', '-')}.log"
     child = Child(env, CHILD, [json.dumps(request)], log, request["threads"], echo, label)
@@ -79,11 +77,9 @@ def compare(check: str, mine: dict, theirs: dict) -> tuple[str, str]:
 
 def check(name: str, kind: str, side: _common.Side, ref: _common.Side) -> tuple[str, str]:
     """(grade, detail) of one row on one side, against upstream A's result of the same inputs."""
-    if side.failure is not None:
-        return "does not run", format_failure(side.failure, where=False)
+    if (failure := _common.case_failure(name, side, ref, "cases", reference=False)) is not None:
+        return failure
     mine, theirs = side.hello["cases"][name], ref.hello["cases"][name]
-    if not mine["ok"]:
-        return "does not run", format_failure(mine["failure"])
     if mine["inputs"] != theirs["inputs"]:
         differ = [n for n in mine["inputs"] if mine["inputs"][n] != theirs["inputs"][n]]
         return "disagrees", f"inputs {', '.join(differ)} differ from upstream A's (sha256)"

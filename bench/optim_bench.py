@@ -28,11 +28,9 @@ THREAD_COUNTS = (1, 2)
 
 
 def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool) -> _common.Side:
-    try:
-        expect_c = str(env.expected_c())
-    except FileNotFoundError as exc:
-        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
-        return _common.Side(label, env, None, {"ok": False, "failure": failure})
+    expect_c, missing = _common.expected_c(label, env)
+    if missing is not None:
+        return missing
     request = {"expect_c": expect_c, "threads": threads, "steps": steps, "warmup_steps": warmup}
     log = ROOT / "build" / "bench" / f"optim-{threads}t-{label.replace(' ', '-')}.log"
     child = Child(env, CHILD, [json.dumps(request)], log, threads, echo, label)
@@ -41,11 +39,9 @@ def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool) ->
 
 def check(name: str, side: _common.Side, ref: _common.Side) -> tuple[str, str]:
     """(grade, detail): the parameters after 3 steps, bit for bit against upstream A's."""
-    if side.failure is not None:
-        return "does not run", format_failure(side.failure, where=False)
+    if (failure := _common.case_failure(name, side, ref, reference=False)) is not None:
+        return failure
     mine, theirs = side.hello["checks"][name], ref.hello["checks"][name]
-    if not mine["ok"]:
-        return "does not run", format_failure(mine["failure"])
     if mine["digest"] != theirs["digest"]:
         return "disagrees", (f"parameters after 3 steps differ: {mine['digest']} against "
                             f"{theirs['digest']}")

@@ -34,11 +34,9 @@ PHASES = ("forward", "backward", "step")
 
 def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool,
           cases: list[str]) -> _common.Side:
-    try:
-        expect_c = str(env.expected_c())
-    except FileNotFoundError as exc:
-        failure = {"step": "find the _C file", "type": "FileNotFoundError", "message": str(exc)}
-        return _common.Side(label, env, None, {"ok": False, "failure": failure})
+    expect_c, missing = _common.expected_c(label, env)
+    if missing is not None:
+        return missing
     request = {"expect_c": expect_c, "threads": threads, "steps": steps,
                "warmup_steps": warmup, "reference64": label == "upstream A", "cases": cases}
     log = ROOT / "build" / "bench" / f"train-{threads}t-{label.replace(' ', '-')}.log"
@@ -48,13 +46,9 @@ def start(label: str, env, threads: int, steps: int, warmup: int, echo: bool,
 
 def check(name: str, side: _common.Side, ref: _common.Side) -> tuple[str, str]:
     """(grade, detail) of one case's first step on one side, against upstream A's."""
-    if side.failure is not None:
-        return "does not run", format_failure(side.failure, where=False)
+    if (failure := _common.case_failure(name, side, ref)) is not None:
+        return failure
     mine, theirs = side.hello["checks"][name], ref.hello["checks"][name]
-    if not mine["ok"]:
-        return "does not run", format_failure(mine["failure"])
-    if not theirs["ok"]:
-        return "does not run", f"upstream A: {format_failure(theirs['failure'])}"
     verdict = within_own_error(mine["float32"], theirs["float32"], theirs["float64"],
                                name="first-step loss and gradient norm")
     return ("agrees" if verdict.ok else "disagrees"), str(verdict)

@@ -119,6 +119,18 @@ def check_loaded(torch, located: dict) -> dict:
     return {"torch_file": torch_file, "c_file": c_file, "version": torch.__version__}
 
 
+def per_call(timer, request: dict, loops: dict, name: str) -> float:
+    """Seconds per call of a timeit.Timer: the best of request["repeats"] repeats; the loop
+    count is chosen once, at the first (warm-up) round, so that one repeat takes at least
+    request["target_s"]."""
+    if name not in loops:
+        count = 1
+        while timer.timeit(count) < request["target_s"]:
+            count *= 2
+        loops[name] = count
+    return min(timer.repeat(repeat=request["repeats"], number=loops[name])) / loops[name]
+
+
 def import_torch(request: dict):
     """A benchmark worker's start: locate torch (the _C the parent expects), import it, check
     that it is the one located, and set request["threads"]. Returns (torch, what was loaded)."""
