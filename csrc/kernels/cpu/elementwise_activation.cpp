@@ -8,8 +8,8 @@
 // strided inputs); its SIMD path (Note [Vector and scalar paths]) computes sigmoid and silu with
 // SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
 // (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
-// (elementwise_sleef.h) these agree bit for bit; float32 sigmoid and silu take SLEEF's vector exp
-// a chunk at a time (vec_math.h), which has the scalar one's bits. Upstream's contiguous float32
+// (elementwise_sleef.h) these agree bit for bit; float32 takes SLEEF's vector functions a chunk
+// at a time (ew_run_sleef_f32), which have the scalar ones' bits. Upstream's contiguous float32
 // and bfloat16 gelu('none') run oneDNN's gelu_erf (here vec::gelu_erf_f32, vec_math.h), and its
 // float64 one a newer SLEEF's erf (here std::erf); neither is reproduced, and the agreement tests
 // measure them.
@@ -30,54 +30,6 @@ using V = EwVariant;
 using D = EwDtype;
 using O = EwOutCheck;
 
-// ew_run_split<float, float> (the same split between upstream's vector and scalar elements)
-// with the vector elements computed a chunk at a time: arrays(o, x, k, tmp) fills o[0..k) from
-// x[0..k), tmp being k floats of scratch (o may be x). For float32 ops whose vector formula
-// calls SLEEF's exp: vec::exp_f32 gives exactly sleef::exp's bits (vec_math.h), so the results
-// are those of the per-element formula, a function call per element cheaper.
-// The steps of sigmoid and silu over k floats, in blocks of 16 (GCC -O2 vectorises a fixed trip
-// count only). o may be x itself (in place), the exact aliasing __restrict stays right for, as
-// in ew_detail::core; t is scratch.
-void neg_exp(const float* __restrict x, float* __restrict t, int64_t k, bool zero_minus) {
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16)
-    for (int j = 0; j < 16; ++j) t[i + j] = zero_minus ? 0.f - x[i + j] : -x[i + j];
-  for (; i < k; ++i) t[i] = zero_minus ? 0.f - x[i] : -x[i];
-  vec::exp_f32(t, t, k);
-}
-void sigmoid_arrays(float* __restrict o, const float* x, int64_t k, float* __restrict t) {
-  neg_exp(x, t, k, true);
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16)
-    for (int j = 0; j < 16; ++j) o[i + j] = 1.f / (1.f + t[i + j]);
-  for (; i < k; ++i) o[i] = 1.f / (1.f + t[i]);
-}
-void silu_arrays(float* __restrict o, const float* __restrict x, int64_t k, float* __restrict t) {
-  neg_exp(x, t, k, false);
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16)
-    for (int j = 0; j < 16; ++j) o[i + j] = x[i + j] / (1.f + t[i + j]);
-  for (; i < k; ++i) o[i] = x[i] / (1.f + t[i]);
-}
-
-template <typename FA, typename FS>
-void ew_run_split_f32(const EwIter& it, FA&& arrays, FS&& scalar) {
-  // sigmoid, silu and gelu: kernels upstream registers for AVX-512 too (ew_run_simd).
-  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
-  bool vectorised = ew_detail::row_is_vectorised(it);
-  ew_detail::run_rows<float, float>(
-      it, [&](float* o, const std::tuple<const float*>& in, int64_t m, int64_t i0, int64_t n,
-              char* const*) {
-        // Scratch per call: run_rows hands chunks to several threads at once.
-        alignas(64) float tmp[ew_detail::kChunk];
-        const float* x = std::get<0>(in);
-        int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
-        int64_t k = std::min(std::max<int64_t>(vec_end - i0, 0), m);
-        if (k > 0) arrays(o, x, k, tmp);
-        for (int64_t i = k; i < m; ++i) o[i] = scalar(x[i]);
-      });
-}
-
 // sigmoid(x) = 1 / (1 + exp(-x)); integers compute in the default float dtype.
 void sigmoid_compute(EwIter& it, const Call&) {
   if (cx_unary(it, CxUnary::Sigmoid)) return;
@@ -85,11 +37,13 @@ void sigmoid_compute(EwIter& it, const Call&) {
     using T = decltype(zero);
     using A = acc_t<T>;
     auto scalar = [](A a) { return A(1) / (A(1) + std::exp(-a)); };
+    auto pre = [](A a) { return A(0) - a; };
+    auto post = [](A, A e) { return A(1) / (A(1) + e); };
     if constexpr (std::is_same_v<T, float>) {
-      if (sleef::available() && vec::vec_width() != 0)
-        return ew_run_split_f32(it, sigmoid_arrays, scalar);
+      if (sleef::available())
+        return ew_run_sleef_f32<float>(it, vec::SleefFn::Exp, pre, post, scalar);
     }
-    ew_run_simd<T, T>(it, [](A a) { return A(1) / (A(1) + sleef::exp(A(0) - a)); }, scalar);
+    ew_run_simd<T, T>(it, [=](A a) { return post(a, sleef::exp(pre(a))); }, scalar);
   });
 }
 
@@ -137,15 +91,13 @@ void gelu_compute(EwIter& it, const Call& c) {
       const A beta = static_cast<A>(M_SQRT2 * M_2_SQRTPI * 0.5);
       const A kappa = static_cast<A>(0.044715);
       auto inner = [=](A x) { return beta * std::fma(kappa, x * x * x, x); };
-      auto scalar = [=](A x) { return A(0.5) * x * (A(1) + std::tanh(inner(x))); };
+      auto post = [](A x, A t) { return A(0.5) * x * (A(1) + t); };
+      auto scalar = [=](A x) { return post(x, std::tanh(inner(x))); };
       if constexpr (std::is_same_v<T, float>) {
-        if (sleef::available() && vec::vec_width() == 8)  // 8 lanes through SLEEF's vector tanh
-          return ew_run_split_f32(
-              it, [](float* o, const float* x, int64_t k, float*) { vec::gelu_tanh_f32(x, o, k); },
-              scalar);
+        if (sleef::available())
+          return ew_run_sleef_f32<float>(it, vec::SleefFn::Tanh, inner, post, scalar);
       }
-      ew_run_simd<T, T>(it, [=](A x) { return A(0.5) * x * (A(1) + sleef::tanh(inner(x))); },
-                        scalar);
+      ew_run_simd<T, T>(it, [=](A x) { return post(x, sleef::tanh(inner(x))); }, scalar);
     } else {
       const A alpha = static_cast<A>(M_SQRT1_2);
       auto scalar = [=](A x) { return x * A(0.5) * (A(1) + std::erf(x * alpha)); };
@@ -208,11 +160,13 @@ void silu_compute(EwIter& it, const Call&) {
     using T = decltype(zero);
     using A = acc_t<T>;
     auto scalar = [](A x) { return x / (A(1) + std::exp(-x)); };
+    auto pre = [](A x) { return -x; };
+    auto post = [](A x, A e) { return x / (A(1) + e); };
     if constexpr (std::is_same_v<T, float>) {
-      if (sleef::available() && vec::vec_width() != 0)
-        return ew_run_split_f32(it, silu_arrays, scalar);
+      if (sleef::available())
+        return ew_run_sleef_f32<float>(it, vec::SleefFn::Exp, pre, post, scalar);
     }
-    ew_run_simd<T, T>(it, [](A x) { return x / (A(1) + sleef::exp(-x)); }, scalar);
+    ew_run_simd<T, T>(it, [=](A x) { return post(x, sleef::exp(pre(x))); }, scalar);
   });
 }
 

@@ -133,25 +133,16 @@ template <typename A>
 inline A madd(A a, A b, A c) {
   return cpu::isa() != cpu::Isa::Base ? std::fma(a, b, c) : a * b + c;
 }
-
-// ew_run_split<float, float, float> with the vector elements computed a chunk at a time by
-// arrays(dy, x, out, k) (vec_math.h: the same steps, 8 lanes, the bits of the per-element
-// vector formula) and the rest by `scalar`.
-template <typename FA, typename FS>
-void ew_run_split_f32x2(const EwIter& it, FA&& arrays, FS&& scalar) {
-  // silu's and gelu's backwards: kernels upstream registers for AVX-512 too (ew_run_simd).
-  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
-  bool vectorised = ew_detail::row_is_vectorised(it);
-  ew_detail::run_rows<float, float, float>(
-      it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t m, int64_t i0,
-              int64_t n, char* const*) {
-        const float *a = std::get<0>(in), *b = std::get<1>(in);
-        int64_t vec_end = vectorised ? n - n % block : 0;  // row index where the tail starts
-        int64_t k = std::min(std::max<int64_t>(vec_end - i0, 0), m);
-        if (k > 0) arrays(a, b, o, k);
-        for (int64_t i = k; i < m; ++i) o[i] = scalar(a[i], b[i]);
-      });
-}
+// madd and std::fma as function objects, for formulas written once for both (a function object
+// rather than a pointer, so that it inlines into a vectorised loop).
+struct Madd {
+  template <typename A>
+  A operator()(A a, A b, A c) const { return madd(a, b, c); }
+};
+struct Fma {
+  template <typename A>
+  A operator()(A a, A b, A c) const { return std::fma(a, b, c); }
+};
 
 // gelu_backward(grad_output, self, approximate), upstream's GeluBackwardKernelImpl.
 //   tanh: with t = tanh(beta (x + kappa x^3)),
@@ -166,22 +157,28 @@ void gelu_backward_compute(EwIter& it, const Call& c) {
       const A beta = static_cast<A>(M_SQRT2 * M_2_SQRTPI * 0.5);
       const A kappa = static_cast<A>(0.044715);
       const A three_kappa = A(3) * kappa;
-      auto grad = [=](A dy, A x, A t) {
+      // fma3: madd, or std::fma where only the FMA builds run (the SLEEF paths: madd's choice,
+      // a call per element, would keep the vector passes scalar).
+      auto grad = [=](A dy, A x, A t, auto fma3) {
         A left = A(0.5) * x;
         A left_d = A(0.5) * (A(1) + t);
-        A tanh_d = madd(-t, t, A(1));
-        A inner_d = beta * madd(three_kappa, x * x, A(1));
+        A tanh_d = fma3(-t, t, A(1));
+        A inner_d = beta * fma3(three_kappa, x * x, A(1));
         return dy * (left_d + left * tanh_d * inner_d);
       };
-      auto inner = [=](A x) { return beta * madd(kappa, x * x * x, x); };
-      auto scalar = [=](A dy, A x) { return grad(dy, x, std::tanh(inner(x))); };
+      auto inner = [=](A x, auto fma3) { return beta * fma3(kappa, x * x * x, x); };
+      auto scalar = [=](A dy, A x) {
+        return grad(dy, x, std::tanh(inner(x, Madd{})), Madd{});
+      };
       if constexpr (std::is_same_v<T, float>) {
-        if (vec::vec_width() == 8)
-          return ew_run_split_f32x2(it, vec::gelu_tanh_backward_f32, scalar);
+        if (sleef::available())
+          return ew_run_sleef_f32<float, float>(
+              it, vec::SleefFn::Tanh, [=](A, A x) { return inner(x, Fma{}); },
+              [=](A dy, A x, A t) { return grad(dy, x, t, Fma{}); }, scalar);
       }
       ew_run_simd<T, T, T>(
-          it, [=](A dy, A x) { return grad(dy, x, sleef::tanh(inner(x))); },
-          [=](A dy, A x) { return grad(dy, x, std::tanh(inner(x))); });
+          it, [=](A dy, A x) { return grad(dy, x, sleef::tanh(inner(x, Madd{})), Madd{}); },
+          scalar);
     } else {
       const A alpha = static_cast<A>(M_SQRT1_2);
       const A beta = static_cast<A>(M_2_SQRTPI * M_SQRT1_2 * 0.5);
@@ -199,15 +196,19 @@ void silu_backward_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "silu_backward_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    auto grad = [](A dy, A x, A e) {
+    auto grad = [](A dy, A x, A e, auto fma3) {
       A s = A(1) / (A(1) + e);
-      return dy * s * madd(x, A(1) - s, A(1));
+      return dy * s * fma3(x, A(1) - s, A(1));
     };
-    auto scalar = [=](A dy, A x) { return grad(dy, x, std::exp(-x)); };
+    auto scalar = [=](A dy, A x) { return grad(dy, x, std::exp(-x), Madd{}); };
     if constexpr (std::is_same_v<T, float>) {
-      if (vec::vec_width() == 8) return ew_run_split_f32x2(it, vec::silu_backward_f32, scalar);
+      if (sleef::available())
+        return ew_run_sleef_f32<float, float>(
+            it, vec::SleefFn::Exp, [](A, A x) { return -x; },
+            [=](A dy, A x, A e) { return grad(dy, x, e, Fma{}); }, scalar);
     }
-    ew_run_simd<T, T, T>(it, [=](A dy, A x) { return grad(dy, x, sleef::exp(-x)); }, scalar);
+    ew_run_simd<T, T, T>(it, [=](A dy, A x) { return grad(dy, x, sleef::exp(-x), Madd{}); },
+                         scalar);
   });
 }
 

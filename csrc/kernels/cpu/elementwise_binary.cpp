@@ -299,6 +299,9 @@ void pow_tensor_tensor(EwIter& it) {
       ew_run<T, T, T>(it, [](T a, T b) { return m::powi(a, b); });
     else if constexpr (std::is_same_v<T, Half>)
       ew_run<T, T, T>(it, scalar);
+    else if constexpr (std::is_same_v<T, float>)
+      sleef::available() ? ew_run_sleef_map_f32<float, float>(it, vec::SleefFn::Pow, 0.0f, scalar)
+                         : ew_run<T, T, T>(it, scalar);
     else
       ew_run_simd<T, T, T>(it, [](A a, A b) { return sleef::pow(a, b); }, scalar);
   });
@@ -345,8 +348,9 @@ void pow_ts_compute(EwIter& it, const Call& c) {
       ew_dispatch<kEwFloats>(t, "pow", [&](auto zero) {
         using T = decltype(zero);
         using A = acc_t<T>;
-        if (ed == -0.5) ew_run<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
-        else ew_run<T, T>(it, [](A a) { return A(1) / a; });
+        // Exact steps: the AVX2 build where the CPU has it (ew_run_wide).
+        if (ed == -0.5) ew_run_wide<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
+        else ew_run_wide<T, T>(it, [](A a) { return A(1) / a; });
       });
       return;
     }
@@ -369,13 +373,17 @@ void pow_ts_compute(EwIter& it, const Call& c) {
       else ew_run_simd<T, T>(it, [=](float a) { return sleef::pow(a, er); },
                              [=](float a) { return std::pow(a, er); });
     } else {
-      if (ed == 2.0) ew_run<T, T>(it, [](A a) { return a * a; });
-      else if (ed == 3.0) ew_run<T, T>(it, [](A a) { return a * a * a; });
-      else if (ed == -2.0) ew_run<T, T>(it, [](A a) { return A(1) / (a * a); });
+      auto scalar = [=](A a) { return static_cast<A>(std::pow(double(a), ed)); };
+      if (ed == 2.0) ew_run_wide<T, T>(it, [](A a) { return a * a; });
+      else if (ed == 3.0) ew_run_wide<T, T>(it, [](A a) { return a * a * a; });
+      else if (ed == -2.0) ew_run_wide<T, T>(it, [](A a) { return A(1) / (a * a); });
       // float ** double computes in double, as upstream's std::pow(float, double); its SIMD
       // path is SLEEF's pow with the exponent in the dtype.
-      else ew_run_simd<T, T>(it, [=](A a) { return sleef::pow(a, static_cast<A>(ed)); },
-                             [=](A a) { return static_cast<A>(std::pow(double(a), ed)); });
+      else if constexpr (std::is_same_v<T, float>)
+        sleef::available()
+            ? ew_run_sleef_map_f32<float>(it, vec::SleefFn::Pow, static_cast<float>(ed), scalar)
+            : ew_run<T, T>(it, scalar);
+      else ew_run_simd<T, T>(it, [=](A a) { return sleef::pow(a, static_cast<A>(ed)); }, scalar);
     }
   });
 }

@@ -34,8 +34,9 @@ void atan2_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "atan2_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T, T>(it, [](A a, A b) { return vec_result<T>(sleef::atan2(a, b)); },
-                         [](A a, A b) { return std::atan2(a, b); });
+    ew_run_simd_map<T, T, T>(
+        it, vec::SleefFn::Atan2, [](A a, A b) { return vec_result<T>(sleef::atan2(a, b)); },
+        [](A a, A b) { return std::atan2(a, b); });
   });
 }
 constexpr EwRule kAtan2 = ew_rule(2, V::Functional, D::CommonFloat, O::SafeCast);
@@ -50,8 +51,9 @@ void hypot_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "hypot_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T, T>(it, [](A a, A b) { return vec_result<T>(sleef::hypot(a, b)); },
-                         [](A a, A b) { return std::hypot(a, b); });
+    ew_run_simd_map<T, T, T>(
+        it, vec::SleefFn::Hypot, [](A a, A b) { return vec_result<T>(sleef::hypot(a, b)); },
+        [](A a, A b) { return std::hypot(a, b); });
   });
 }
 constexpr EwRule kHypot = ew_rule(2, V::Functional, D::Common, O::SafeCast, nullptr,

@@ -175,8 +175,8 @@ void rsqrt_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "rsqrt_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    if constexpr (std::is_same_v<T, A>)
-      ew_run<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
+    if constexpr (std::is_same_v<T, A>)  // exact steps: the AVX2 build where the CPU has it
+      ew_run_wide<T, T>(it, [](A a) { return A(1) / std::sqrt(a); });
     else
       ew_run_split<T, T>(it, [](A a) { return vec_result<T>(A(1) / std::sqrt(a)); },
                          [](A a) { return A(1) / static_cast<A>(static_cast<T>(std::sqrt(a))); });
@@ -189,18 +189,24 @@ void exp2_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "exp2_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A a) { return sleef::exp2(a); }, [](A a) { return std::exp2(a); });
+    ew_run_simd_map<T, T>(it, vec::SleefFn::Exp2, [](A a) { return sleef::exp2(a); },
+                          [](A a) { return std::exp2(a); });
   });
 }
 
 // expm1 and log1p: upstream computes every element, contiguous or not, with SLEEF's u10
 // functions (its VML path); without SLEEF, the double function rounded.
+// float32 takes SLEEF's vector function over each chunk (the scalar one's bits, vec_math.h).
 template <typename FS, typename FD>
-void sleef_everywhere(EwIter& it, const char* name, FS fs, FD fd) {
+void sleef_everywhere(EwIter& it, const char* name, vec::SleefFn f, FS fs, FD fd) {
   ew_dispatch<kEwFloats>(it.common, name, [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    if (sleef::available())
+    if (std::is_same_v<T, float> && sleef::available())
+      ew_run_array<float, float>(it, [f](float* o, const float* a, int64_t m) {
+        vec::sleef_map_f32(f, a, nullptr, o, m);
+      });
+    else if (sleef::available())
       ew_run<T, T>(it, [&](A a) { return fs(a); });
     else
       ew_run<T, T>(it, [&](A a) { return static_cast<A>(fd(static_cast<double>(a))); });
@@ -209,12 +215,12 @@ void sleef_everywhere(EwIter& it, const char* name, FS fs, FD fd) {
 
 void expm1_compute(EwIter& it, const Call&) {
   if (cx_unary(it, CxUnary::Expm1)) return;
-  sleef_everywhere(it, "expm1_cpu", [](auto a) { return sleef::expm1(a); },
+  sleef_everywhere(it, "expm1_cpu", vec::SleefFn::Expm1, [](auto a) { return sleef::expm1(a); },
                    [](double a) { return std::expm1(a); });
 }
 void log1p_compute(EwIter& it, const Call&) {
   if (cx_unary(it, CxUnary::Log1p)) return;
-  sleef_everywhere(it, "log1p_cpu", [](auto a) { return sleef::log1p(a); },
+  sleef_everywhere(it, "log1p_cpu", vec::SleefFn::Log1p, [](auto a) { return sleef::log1p(a); },
                    [](double a) { return std::log1p(a); });
 }
 

@@ -116,8 +116,9 @@ void sinh_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "sinh_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A a) { return vec_result<T>(sleef::sinh(a)); },
-                      [](A a) { return std::sinh(a); });
+    ew_run_simd_map<T, T>(
+        it, vec::SleefFn::Sinh, [](A a) { return vec_result<T>(sleef::sinh(a)); },
+        [](A a) { return std::sinh(a); });
   });
 }
 void cosh_compute(EwIter& it, const Call&) {
@@ -125,8 +126,9 @@ void cosh_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "cosh_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A a) { return vec_result<T>(sleef::cosh(a)); },
-                      [](A a) { return std::cosh(a); });
+    ew_run_simd_map<T, T>(
+        it, vec::SleefFn::Cosh, [](A a) { return vec_result<T>(sleef::cosh(a)); },
+        [](A a) { return std::cosh(a); });
   });
 }
 
@@ -155,8 +157,9 @@ void atanh_compute(EwIter& it, const Call&) {
   ew_dispatch<kEwFloats>(it.common, "atanh_cpu", [&](auto zero) {
     using T = decltype(zero);
     using A = acc_t<T>;
-    ew_run_simd<T, T>(it, [](A a) { return vec_result<T>(sleef::atanh(a)); },
-                      [](A a) { return std::atanh(a); });
+    ew_run_simd_map<T, T>(
+        it, vec::SleefFn::Atanh, [](A a) { return vec_result<T>(sleef::atanh(a)); },
+        [](A a) { return std::atanh(a); });
   });
 }
 

@@ -25,6 +25,25 @@ TN_AVX2 __m256 Sleef_expf8_u10avx2(__m256);
 TN_AVX512 __m512 Sleef_logf16_u10avx512f(__m512);
 TN_AVX2 __m256 Sleef_logf8_u10avx2(__m256);
 TN_AVX2 __m256 Sleef_tanhf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_tanhf16_u10avx512f(__m512);
+TN_AVX512 __m512 Sleef_exp2f16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_exp2f8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_expm1f16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_expm1f8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_log1pf16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_log1pf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_sinhf16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_sinhf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_coshf16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_coshf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_atanhf16_u10avx512f(__m512);
+TN_AVX2 __m256 Sleef_atanhf8_u10avx2(__m256);
+TN_AVX512 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
+TN_AVX2 __m256 Sleef_powf8_u10avx2(__m256, __m256);
+TN_AVX512 __m512 Sleef_atan2f16_u10avx512f(__m512, __m512);
+TN_AVX2 __m256 Sleef_atan2f8_u10avx2(__m256, __m256);
+TN_AVX512 __m512 Sleef_hypotf16_u05avx512f(__m512, __m512);
+TN_AVX2 __m256 Sleef_hypotf8_u05avx2(__m256, __m256);
 }
 #endif
 
@@ -258,6 +277,52 @@ TN_AVX2_EXACT float exp_sum8(float* x, int64_t n, float scale, float shift) {
 }
 #undef TN_AVX512_EXACT
 #undef TN_AVX2_EXACT
+// sleef_map_f32 (vec_math.h) at one width: F is one of SLEEF's vector functions. The tail goes
+// through zero-padded copies, as TN_VEC_MAP's.
+template <typename F>
+TN_AVX512 void map16(F f, const float* a, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(a + i)));
+  if (i < n) {
+    __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, k, f(_mm512_maskz_loadu_ps(k, a + i)));
+  }
+}
+template <typename F>
+TN_AVX512 void map16(F f, const float* a, const float* b, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+  if (i < n) {
+    __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, k, f(_mm512_maskz_loadu_ps(k, a + i),
+                                      _mm512_maskz_loadu_ps(k, b + i)));
+  }
+}
+template <typename F>
+TN_AVX2 void map8(F f, const float* a, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(a + i)));
+  if (i < n) {
+    alignas(32) float pa[8] = {};
+    std::memcpy(pa, a + i, sizeof(float) * (n - i));
+    _mm256_store_ps(pa, f(_mm256_load_ps(pa)));
+    std::memcpy(y + i, pa, sizeof(float) * (n - i));
+  }
+}
+template <typename F>
+TN_AVX2 void map8(F f, const float* a, const float* b, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+  if (i < n) {
+    alignas(32) float pa[8] = {}, pb[8] = {};
+    std::memcpy(pa, a + i, sizeof(float) * (n - i));
+    std::memcpy(pb, b + i, sizeof(float) * (n - i));
+    _mm256_store_ps(pa, f(_mm256_load_ps(pa), _mm256_load_ps(pb)));
+    std::memcpy(y + i, pa, sizeof(float) * (n - i));
+  }
+}
 
 // Horizontal sums in upstream's vec_reduce_all order: lane i plus lane i ^ 8, then ^ 4, ^ 2, ^ 1.
 TN_AVX512 inline float hsum16(__m512 v) {
@@ -450,75 +515,6 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=off"))) void addcmul8(
 
 }  // namespace
 
-// gelu('tanh')'s and silu's backward, 8 floats at a time (elementwise_backward.cpp has the
-// forms and how they were measured: the same steps, fused where upstream's build fuses them).
-TN_AVX2 inline __m256 gelu_tanh_bwd8(__m256 dy, __m256 x) {
-  const __m256 beta = _mm256_set1_ps(static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5));
-  const __m256 kappa = _mm256_set1_ps(0.044715f), one = _mm256_set1_ps(1.0f);
-  const __m256 half = _mm256_set1_ps(0.5f), three_kappa = _mm256_set1_ps(3.0f * 0.044715f);
-  __m256 x2 = _mm256_mul_ps(x, x);
-  __m256 inner = _mm256_mul_ps(beta, _mm256_fmadd_ps(kappa, _mm256_mul_ps(x2, x), x));
-  __m256 t = Sleef_tanhf8_u10avx2(inner);
-  __m256 left = _mm256_mul_ps(half, x);
-  __m256 left_d = _mm256_mul_ps(half, _mm256_add_ps(one, t));
-  __m256 tanh_d = _mm256_fnmadd_ps(t, t, one);
-  __m256 inner_d = _mm256_mul_ps(beta, _mm256_fmadd_ps(three_kappa, x2, one));
-  __m256 right_d = _mm256_mul_ps(_mm256_mul_ps(left, tanh_d), inner_d);
-  return _mm256_mul_ps(dy, _mm256_add_ps(left_d, right_d));
-}
-TN_AVX2 inline __m256 silu_bwd8(__m256 dy, __m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 e = Sleef_expf8_u10avx2(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
-  __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, e));
-  return _mm256_mul_ps(_mm256_mul_ps(dy, s), _mm256_fmadd_ps(x, _mm256_sub_ps(one, s), one));
-}
-// gelu('tanh') forward: 0.5 x (1 + tanh(beta (x + kappa x^3))), the inner sum fused.
-TN_AVX2 inline __m256 gelu_tanh8(__m256 x) {
-  const __m256 beta = _mm256_set1_ps(static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5));
-  const __m256 kappa = _mm256_set1_ps(0.044715f);
-  __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
-  __m256 t = Sleef_tanhf8_u10avx2(_mm256_mul_ps(beta, _mm256_fmadd_ps(kappa, x3, x)));
-  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
-                       _mm256_add_ps(_mm256_set1_ps(1.0f), t));
-}
-TN_AVX2 void gelu_tanh8_rows(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, gelu_tanh8(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    alignas(32) float buf[8] = {};
-    std::memcpy(buf, x + i, sizeof(float) * (n - i));
-    _mm256_store_ps(buf, gelu_tanh8(_mm256_load_ps(buf)));
-    std::memcpy(y + i, buf, sizeof(float) * (n - i));
-  }
-}
-void gelu_tanh_f32(const float* x, float* y, int64_t n) {
-  TN_ASSERT(vec_width() == 8);
-  gelu_tanh8_rows(x, y, n);
-}
-#define TN_VEC_MAP2(NAME, F)                                                        \
-  TN_AVX2 void NAME(const float* a, const float* b, float* y, int64_t n) {          \
-    int64_t i = 0;                                                                  \
-    for (; i + 8 <= n; i += 8)                                                      \
-      _mm256_storeu_ps(y + i, F(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));   \
-    if (i < n) {                                                                    \
-      alignas(32) float pa[8] = {}, pb[8] = {}, out[8];                             \
-      std::memcpy(pa, a + i, sizeof(float) * (n - i));                              \
-      std::memcpy(pb, b + i, sizeof(float) * (n - i));                              \
-      _mm256_store_ps(out, F(_mm256_load_ps(pa), _mm256_load_ps(pb)));              \
-      std::memcpy(y + i, out, sizeof(float) * (n - i));                             \
-    }                                                                               \
-  }
-TN_VEC_MAP2(gelu_tanh_backward8, gelu_tanh_bwd8)
-TN_VEC_MAP2(silu_backward8, silu_bwd8)
-#undef TN_VEC_MAP2
-void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
-  TN_ASSERT(vec_width() == 8);
-  gelu_tanh_backward8(dy, x, y, n);
-}
-void silu_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
-  TN_ASSERT(vec_width() == 8);
-  silu_backward8(dy, x, y, n);
-}
 
 bool gelu_erf_available() { return cpu::cpu_runs(cpu::Isa::Avx2); }
 void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as) {
@@ -532,6 +528,32 @@ void exp_f32(const float* x, float* y, int64_t n) {
 float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
   TN_ASSERT(vec_width() != 0);
   return vec_width() == 16 ? exp_sum16(x, n, scale, shift) : exp_sum8(x, n, scale, shift);
+}
+void sleef_map_f32(SleefFn f, const float* a, const float* b, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  const bool wide = vec_width() == 16;
+  switch (f) {
+#define TN_SLEEF_1(fn, f16, f8) \
+  case SleefFn::fn:             \
+    return wide ? map16(f16, a, y, n) : map8(f8, a, y, n);
+#define TN_SLEEF_2(fn, f16, f8) \
+  case SleefFn::fn:             \
+    return wide ? map16(f16, a, b, y, n) : map8(f8, a, b, y, n);
+    TN_SLEEF_1(Exp, Sleef_expf16_u10avx512f, Sleef_expf8_u10avx2)
+    TN_SLEEF_1(Exp2, Sleef_exp2f16_u10avx512f, Sleef_exp2f8_u10avx2)
+    TN_SLEEF_1(Expm1, Sleef_expm1f16_u10avx512f, Sleef_expm1f8_u10avx2)
+    TN_SLEEF_1(Log1p, Sleef_log1pf16_u10avx512f, Sleef_log1pf8_u10avx2)
+    TN_SLEEF_1(Tanh, Sleef_tanhf16_u10avx512f, Sleef_tanhf8_u10avx2)
+    TN_SLEEF_1(Sinh, Sleef_sinhf16_u10avx512f, Sleef_sinhf8_u10avx2)
+    TN_SLEEF_1(Cosh, Sleef_coshf16_u10avx512f, Sleef_coshf8_u10avx2)
+    TN_SLEEF_1(Atanh, Sleef_atanhf16_u10avx512f, Sleef_atanhf8_u10avx2)
+    TN_SLEEF_2(Pow, Sleef_powf16_u10avx512f, Sleef_powf8_u10avx2)
+    TN_SLEEF_2(Atan2, Sleef_atan2f16_u10avx512f, Sleef_atan2f8_u10avx2)
+    TN_SLEEF_2(Hypot, Sleef_hypotf16_u05avx512f, Sleef_hypotf8_u05avx2)
+#undef TN_SLEEF_1
+#undef TN_SLEEF_2
+  }
+  TN_ASSERT(false && "sleef_map_f32: unknown function");
 }
 void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
   TN_ASSERT(vec_width() != 0 && n > 0);
@@ -568,6 +590,9 @@ void softmax_bwd_row_f32(const float*, const float*, float, float*, int64_t) {
   TN_ASSERT(vec_width() != 0);
 }
 void softmax_row_f32(const float*, float*, int64_t, bool) { TN_ASSERT(vec_width() != 0); }
+void sleef_map_f32(SleefFn, const float*, const float*, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
 // Without SLEEF vec_width() is 0, and callers keep their scalar paths.
 bool gelu_erf_available() { return false; }
 void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_available()); }
@@ -575,13 +600,6 @@ void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 float exp_sum_f32(float*, int64_t, float, float) {
   TN_ASSERT(vec_width() != 0);
   return 0;
-}
-void gelu_tanh_backward_f32(const float*, const float*, float*, int64_t) {
-  TN_ASSERT(vec_width() == 8);
-}
-void gelu_tanh_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() == 8); }
-void silu_backward_f32(const float*, const float*, float*, int64_t) {
-  TN_ASSERT(vec_width() == 8);
 }
 #endif
 
