@@ -86,8 +86,15 @@ float hypot(float x, float y) { return TN_SLEEF(Sleef_hypotf1_u05purecfma, std::
 double hypot(double x, double y) {
   return TN_SLEEF(Sleef_hypotd1_u05purecfma, std::hypot)(x, y);
 }
-float log1p(float x) { return TN_SLEEF(Sleef_log1pf1_u10purecfma, std::log1p)(x); }
-double log1p(double x) { return TN_SLEEF(Sleef_log1pd1_u10purecfma, std::log1p)(x); }
+// Above these bounds (1e38, 1e307) the SLEEF upstream bundles returns its log (u10), where
+// Debian's 3.5 returns inf: log1p(1.5e38) is 87.9 in upstream's build (measured equal to
+// Sleef_logf1_u10purecfma on 200,002 samples above the bound).
+float log1p(float x) {
+  return x > kLog1pBoundF ? log(x) : TN_SLEEF(Sleef_log1pf1_u10purecfma, std::log1p)(x);
+}
+double log1p(double x) {
+  return x > kLog1pBoundD ? log(x) : TN_SLEEF(Sleef_log1pd1_u10purecfma, std::log1p)(x);
+}
 float tanh(float x) { return TN_SLEEF(Sleef_tanhf1_u10purecfma, std::tanh)(x); }
 double tanh(double x) { return TN_SLEEF(Sleef_tanhd1_u10purecfma, std::tanh)(x); }
 float pow(float x, float y) { return TN_SLEEF(Sleef_powf1_u10purecfma, std::pow)(x, y); }

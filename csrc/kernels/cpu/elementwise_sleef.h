@@ -29,6 +29,9 @@ float atan2(float y, float x);
 double atan2(double y, double x);
 float hypot(float x, float y);
 double hypot(double x, double y);
+// SLEEF's log1p switches to log above these (upstream's bundled SLEEF's LOG1P(F)_BOUND).
+constexpr float kLog1pBoundF = 0x1.2ced32p+126f;
+constexpr double kLog1pBoundD = 0x1.c7b1f3cac7433p+1019;
 float log1p(float x);
 double log1p(double x);
 float tanh(float x);

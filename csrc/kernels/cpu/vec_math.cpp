@@ -8,6 +8,7 @@
 #include "kernels/cpu/vec_math.h"
 
 #include "core/error.h"
+#include "kernels/cpu/elementwise_sleef.h"
 
 #if defined(TN_HAVE_SLEEF)
 #include <immintrin.h>
@@ -529,6 +530,18 @@ float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
   TN_ASSERT(vec_width() != 0);
   return vec_width() == 16 ? exp_sum16(x, n, scale, shift) : exp_sum8(x, n, scale, shift);
 }
+// log1p as upstream's SLEEF computes it: its log above kLog1pBoundF (elementwise_sleef.h),
+// where Debian's 3.5 gives inf.
+TN_AVX512 inline __m512 log1p16(__m512 x) {
+  const __mmask16 big = _mm512_cmp_ps_mask(x, _mm512_set1_ps(sleef::kLog1pBoundF), _CMP_GT_OQ);
+  __m512 r = Sleef_log1pf16_u10avx512f(x);
+  return big ? _mm512_mask_blend_ps(big, r, Sleef_logf16_u10avx512f(x)) : r;
+}
+TN_AVX2 inline __m256 log1p8(__m256 x) {
+  const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(sleef::kLog1pBoundF), _CMP_GT_OQ);
+  __m256 r = Sleef_log1pf8_u10avx2(x);
+  return _mm256_movemask_ps(big) ? _mm256_blendv_ps(r, Sleef_logf8_u10avx2(x), big) : r;
+}
 void sleef_map_f32(SleefFn f, const float* a, const float* b, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   const bool wide = vec_width() == 16;
@@ -542,7 +555,7 @@ void sleef_map_f32(SleefFn f, const float* a, const float* b, float* y, int64_t 
     TN_SLEEF_1(Exp, Sleef_expf16_u10avx512f, Sleef_expf8_u10avx2)
     TN_SLEEF_1(Exp2, Sleef_exp2f16_u10avx512f, Sleef_exp2f8_u10avx2)
     TN_SLEEF_1(Expm1, Sleef_expm1f16_u10avx512f, Sleef_expm1f8_u10avx2)
-    TN_SLEEF_1(Log1p, Sleef_log1pf16_u10avx512f, Sleef_log1pf8_u10avx2)
+    TN_SLEEF_1(Log1p, log1p16, log1p8)
     TN_SLEEF_1(Tanh, Sleef_tanhf16_u10avx512f, Sleef_tanhf8_u10avx2)
     TN_SLEEF_1(Sinh, Sleef_sinhf16_u10avx512f, Sleef_sinhf8_u10avx2)
     TN_SLEEF_1(Cosh, Sleef_coshf16_u10avx512f, Sleef_coshf8_u10avx2)
