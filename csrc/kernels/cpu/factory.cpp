@@ -6,6 +6,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/uninitialized_fill.h"
 #include "kernels/cpu/copy.h"
+#include "kernels/cpu/fill_flat.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/rules/elementwise.h"
 #include "kernels/rules/factory_rules.h"
@@ -74,8 +75,7 @@ void fill_dense(const Tensor& t, Scalar v, const std::string& key) {
     T value = scalar_to<T>(v);  // copy.h: upstream's Scalar::to<T>
     T* data = static_cast<T*>(t->dense_cpu_data(key.c_str())) - t->storage_offset();
     if (t->is_contiguous()) {
-      T* p = data + t->storage_offset();
-      for (int64_t k = 0; k < t->numel(); ++k) p[k] = value;
+      fill_flat(data + t->storage_offset(), t->numel(), &value, sizeof(T));
       return;
     }
     for_each_offset(t->sizes(), t->strides(), t->storage_offset(),

@@ -3,6 +3,7 @@
 #include "dispatch/kernel.h"
 #include "kernels/composite/shape_util.h"
 #include "kernels/cpu/copy.h"
+#include "kernels/cpu/fill_flat.h"
 #include "kernels/rules/elementwise.h"
 
 namespace tn {
@@ -29,6 +30,10 @@ void masked_fill_cpu(const Tensor& self, const Tensor& mask, Scalar value, const
     using T = decltype(z);
     T v = scalar_to<T>(value);
     T* p = static_cast<T*>(self->dense_cpu_data(key));
+    if (self->is_contiguous() && mstrides == contiguous_strides(self->sizes())) {
+      masked_fill_flat(p, m, self->numel(), &v, sizeof(T));  // both run in memory order
+      return;
+    }
     for_each_offset_pair(self->sizes(), self->strides(), 0, mstrides, 0,
                          [&](int64_t a, int64_t b) { if (m[b]) p[a] = v; });
   });

@@ -115,75 +115,101 @@ inline void ln_merge(int64_t m0_add, T m1a, T m2a, int64_t& m0, T& m1, T& m2) {
   m2 = m2 + ln_madd<T, Fma>(d * d * c, static_cast<T>(m0), m2a);
   m0 = total;
 }
-// Row x of n: its mean and (biased) variance.
-template <typename T, int W, bool Fma>
-__attribute__((always_inline)) inline void ln_moments(const T* x, int64_t n, T* mean, T* var) {
+// R rows of n (row r at x + r stride): each one's mean and (biased) variance. The R rows step
+// together, each through exactly the sequence above, so a row's result does not depend on R:
+// interleaved, their Welford chains (each step waits for the last) fill each other's latency.
+template <typename T, int W, bool Fma, int R>
+__attribute__((always_inline)) inline void ln_moments(const T* x, int64_t stride, int64_t n,
+                                                      T* mean, T* var) {
   constexpr int kChunk = 16, kMaxDepth = 64;
   const int64_t vecs = n / W, chunks = (vecs + kChunk - 1) / kChunk;
   int depth = 0;
   while ((int64_t(1) << depth) < chunks) ++depth;
-  int64_t m0s[kMaxDepth] = {};
-  LnLanes<T, W> m1s[kMaxDepth], m2s[kMaxDepth];
+  int64_t m0s[R][kMaxDepth];
+  LnLanes<T, W> m1s[R][kMaxDepth], m2s[R][kMaxDepth];
   const int live = depth > 0 ? depth : 1;
-  for (int k = 0; k < live; ++k)
-    for (int l = 0; l < W; ++l) m1s[k].v[l] = m2s[k].v[l] = T(0);
+  for (int r = 0; r < R; ++r)
+    for (int k = 0; k < live; ++k) {
+      m0s[r][k] = 0;
+      for (int l = 0; l < W; ++l) m1s[r][k].v[l] = m2s[r][k].v[l] = T(0);
+    }
   for (int64_t i = 0; i < chunks; ++i) {
     const T* p = x + i * kChunk * W;
     const int64_t m0 = std::min<int64_t>(kChunk, vecs - i * kChunk);
-    LnLanes<T, W> a1, a2;
-    for (int l = 0; l < W; ++l) a1.v[l] = a2.v[l] = T(0);
+    LnLanes<T, W> a1[R], a2[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+      for (int l = 0; l < W; ++l) a1[r].v[l] = a2[r].v[l] = T(0);
     for (int64_t j = 0; j < m0; ++j) {
       const T c = T(1) / static_cast<T>(j + 1);
-      for (int l = 0; l < W; ++l) {
-        const T xv = p[j * W + l];
-        const T d = xv - a1.v[l];
-        a1.v[l] = ln_madd<T, Fma>(d, c, a1.v[l]);
-        a2.v[l] = ln_madd<T, Fma>(d, xv - a1.v[l], a2.v[l]);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int l = 0; l < W; ++l) {
+          const T xv = p[r * stride + j * W + l];
+          const T d = xv - a1[r].v[l];
+          a1[r].v[l] = ln_madd<T, Fma>(d, c, a1[r].v[l]);
+          a2[r].v[l] = ln_madd<T, Fma>(d, xv - a1[r].v[l], a2[r].v[l]);
+        }
+    }
+    for (int r = 0; r < R; ++r) {
+      ln_merge_vec<T, W, Fma>(m0, a1[r], a2[r], m0s[r][0], m1s[r][0], m2s[r][0]);
+      int64_t mask = i + 1;
+      for (int k = 1; k < depth && (mask & 1) == 0; ++k) {
+        ln_merge_vec<T, W, Fma>(m0s[r][k - 1], m1s[r][k - 1], m2s[r][k - 1], m0s[r][k],
+                                m1s[r][k], m2s[r][k]);
+        m0s[r][k - 1] = 0;
+        for (int l = 0; l < W; ++l) m1s[r][k - 1].v[l] = m2s[r][k - 1].v[l] = T(0);
+        mask >>= 1;
       }
     }
-    ln_merge_vec<T, W, Fma>(m0, a1, a2, m0s[0], m1s[0], m2s[0]);
-    int64_t mask = i + 1;
-    for (int k = 1; k < depth && (mask & 1) == 0; ++k) {
-      ln_merge_vec<T, W, Fma>(m0s[k - 1], m1s[k - 1], m2s[k - 1], m0s[k], m1s[k], m2s[k]);
-      m0s[k - 1] = 0;
-      for (int l = 0; l < W; ++l) m1s[k - 1].v[l] = m2s[k - 1].v[l] = T(0);
-      mask >>= 1;
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int k = 1; k < depth; ++k)
+      ln_merge_vec<T, W, Fma>(m0s[r][k], m1s[r][k], m2s[r][k], m0s[r][0], m1s[r][0], m2s[r][0]);
+    const T* xr = x + r * stride;
+    int64_t m0 = 0;
+    T m1 = 0, m2 = 0;
+    for (int64_t k = vecs * W; k < n; ++k) {
+      const T d = xr[k] - m1;
+      ++m0;
+      m1 += d / static_cast<T>(m0);
+      m2 += d * (xr[k] - m1);
     }
+    for (int l = 0; l < W; ++l) ln_merge<T, Fma>(vecs, m1s[r][0].v[l], m2s[r][0].v[l], m0, m1, m2);
+    mean[r] = m1;
+    var[r] = m2 / static_cast<T>(n);
   }
-  for (int k = 1; k < depth; ++k)
-    ln_merge_vec<T, W, Fma>(m0s[k], m1s[k], m2s[k], m0s[0], m1s[0], m2s[0]);
-  int64_t m0 = 0;
-  T m1 = 0, m2 = 0;
-  for (int64_t k = vecs * W; k < n; ++k) {
-    const T d = x[k] - m1;
-    ++m0;
-    m1 += d / static_cast<T>(m0);
-    m2 += d * (x[k] - m1);
-  }
-  for (int l = 0; l < W; ++l) ln_merge<T, Fma>(vecs, m1s[0].v[l], m2s[0].v[l], m0, m1, m2);
-  *mean = m1;
-  *var = m2 / static_cast<T>(n);
 }
 // Rows of n normalised into y (w, b: n each, or null), with each row's mean and rstd.
 template <typename T, int W, bool Fma>
 __attribute__((always_inline)) inline void ln_rows(const T* x, int64_t rows, int64_t n,
                                                    const T* w, const T* b, double eps, T* y,
                                                    T* mean, T* rstd) {
+  constexpr int kRows = 4;  // rows whose moments step together
   const T e = static_cast<T>(eps);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * n;
-    T* yr = y + r * n;
-    T m, v;
-    ln_moments<T, W, Fma>(xr, n, &m, &v);
-    const T rs = T(1) / std::sqrt(v + e);
-    if (w && b) {  // the common case apart, so that the loop vectorises
-      for (int64_t k = 0; k < n; ++k) yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w[k], b[k]);
-    } else {
-      for (int64_t k = 0; k < n; ++k)
-        yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w ? w[k] : T(1), b ? b[k] : T(0));
+  T ms[kRows], vs[kRows];
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const int group = static_cast<int>(std::min<int64_t>(kRows, rows - r0));
+    if (group == kRows) ln_moments<T, W, Fma, kRows>(x + r0 * n, n, n, ms, vs);
+    else
+      for (int g = 0; g < group; ++g) ln_moments<T, W, Fma, 1>(x + (r0 + g) * n, 0, n, ms + g, vs + g);
+    for (int g = 0; g < group; ++g) {
+      const int64_t r = r0 + g;
+      const T* xr = x + r * n;
+      T* yr = y + r * n;
+      const T m = ms[g];
+      const T rs = T(1) / std::sqrt(vs[g] + e);
+      if (w && b) {  // the common case apart, so that the loop vectorises
+        for (int64_t k = 0; k < n; ++k) yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w[k], b[k]);
+      } else {
+        for (int64_t k = 0; k < n; ++k)
+          yr[k] = ln_madd<T, Fma>((xr[k] - m) * rs, w ? w[k] : T(1), b ? b[k] : T(0));
+      }
+      mean[r] = m;
+      rstd[r] = rs;
     }
-    mean[r] = m;
-    rstd[r] = rs;
   }
 }
 // The builds: each compiles the model with its instruction set, fused steps as std::fma
@@ -322,9 +348,17 @@ void layer_norm_dense(Call& c) {
   float stack_stats[2 * kStackRows];
   std::vector<float> heap_stats(rows > kStackRows ? 2 * rows : 0);
   float* stats = rows > kStackRows ? heap_stats.data() : stack_stats;
-  layer_norm_rows(data_of<float>(x, key), rows, n, w ? data_of<float>(*w, key) : nullptr,
-                  b ? data_of<float>(*b, key) : nullptr, c.to_double(4),
-                  data_of<float>(y, key), stats, stats + rows);
+  const float* px = data_of<float>(x, key);
+  const float* pw = w ? data_of<float>(*w, key) : nullptr;
+  const float* pb = b ? data_of<float>(*b, key) : nullptr;
+  float* py = data_of<float>(y, key);
+  const double eps = c.to_double(4);
+  // Split as layer_norm_cpu splits: whole rows per thread, so the split changes no bits.
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n));
+  parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
+    layer_norm_rows(px + r0 * n, r1 - r0, n, pw, pb, eps, py + r0 * n, stats + r0,
+                    stats + rows + r0);
+  });
   c.ret(std::move(y));
 }
 TN_REGISTER_KERNEL("aten::layer_norm", DenseCPU, layer_norm_dense);
