@@ -87,15 +87,14 @@ CODE = textwrap.dedent(
             cases.update(LARGE)
         for name, (shape, f) in cases.items():
             out[f"{dt}/{name}"] = h(f(draw(shape, dt)))
-    # Dtype-converting copies keep their conversions; NaN-free, because a NaN's payload through
-    # float16 and a transposed float32 to bfloat16 already differ from upstream's (unchanged).
+    # Dtype-converting copies keep their conversions, NaN payloads included (Note [Converting
+    # copies in memory order]).
     x = draw((37, 53), torch.float32)
-    x = x.masked_fill(x.isnan(), 1.5)
     for dt in (torch.float16, torch.bfloat16, torch.int32, torch.bool, torch.complex64):
         out[f"convert/{dt}"] = h(x.t().to(dt))
     x = draw((1, 12, 20, 64), torch.bfloat16)
-    x = x.masked_fill(x.isnan(), 1.5)
     out["convert/bf16_f32"] = h(x.transpose(1, 2).to(torch.float32))
+    out["convert/bf16_f32_cf"] = h(x.transpose(1, 2).contiguous().to(torch.float32))
     print(json.dumps(out))
     """
 )

@@ -70,21 +70,22 @@ void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* key) {
     std::call_once(once,
                    [] { warn("Casting complex values to real discards the imaginary part"); });
   }
+  if (copy_convert_flat(dst, src, d, s, key)) return;
   dispatch_dtype_complex32(dst->dtype(), key, [&](auto dz) {
     using D = decltype(dz);
     dispatch_dtype_complex32(src->dtype(), key, [&](auto sz) {
       using S = decltype(sz);
       D* dp = reinterpret_cast<D*>(d);
       const S* sp = reinterpret_cast<const S*>(s);
-      // float32/float64 to bfloat16 between contiguous tensors is upstream's vector conversion:
-      // a NaN becomes 0xFFFF there (as vec_result in elementwise_sleef.h), 0x7FC0 on its scalar
-      // path. Measured: from float32 every element (at::vec::convert, tail included); from
-      // float64 the blocks of 16, the rest scalar; strided copies all scalar.
-      if constexpr (std::is_same_v<D, BFloat16> &&
-                    (std::is_same_v<S, float> || std::is_same_v<S, double>)) {
-        if (dst->is_contiguous() && src->is_contiguous() && dst->sizes() == src->sizes()) {
+      // float64 to bfloat16 between contiguous tensors is upstream's vector conversion in
+      // blocks of 16 (a NaN becomes 0xFFFF there, as vec_result in elementwise_sleef.h), the
+      // rest scalar (0x7FC0); strided copies all scalar; its baseline build all 0x7FC0.
+      // float32's: copy_convert.cpp.
+      if constexpr (std::is_same_v<D, BFloat16> && std::is_same_v<S, double>) {
+        if (dst->is_contiguous() && src->is_contiguous() && dst->sizes() == src->sizes() &&
+            copy_runs_avx2_build()) {
           const int64_t n = dst->numel();
-          const int64_t vector_end = std::is_same_v<S, float> ? n : n - n % 16;
+          const int64_t vector_end = n - n % 16;
           for (int64_t i = 0; i < n; ++i) {
             dp[i] = convert<D>(sp[i]);
             if (i < vector_end && sp[i] != sp[i]) dp[i].x = 0xFFFF;

@@ -33,17 +33,47 @@ inline int64_t truncate_to_int64(F v) {
   return static_cast<int64_t>(v);
 }
 
+// float -> float16 as F16C's instruction converts: nearest even; a NaN keeps its sign and its
+// payload's top ten bits, quieted (0x7FA12345 -> 0x7F09), where half.h's portable conversion
+// (c10's) gives 0x7E00.
+inline uint16_t half_bits_f16c(float f) {
+  const uint32_t u = float_bits(f), abs = u & 0x7fffffffU;
+  if (abs > 0x7f800000U)
+    return static_cast<uint16_t>(((u >> 16) & 0x8000U) | 0x7e00U | ((abs >> 13) & 0x3ffU));
+  return Half(f).x;
+}
+// Whether upstream's copy kernel runs its AVX2 build (also on AVX-512 machines), whose
+// c10::Half(float) is F16C's, rather than its baseline build (c10's portable conversion).
+bool copy_runs_avx2_build();
+// float -> float16 as upstream's copy kernels convert element by element.
+inline Half half_like_f16c(float f) {
+  Half h(f);
+  if (h.x & 0x3ffU && (h.x & 0x7c00U) == 0x7c00U && copy_runs_avx2_build())
+    h.x = half_bits_f16c(f);
+  return h;
+}
+
+// float16 -> float the same way (F16C's instruction): exact, but a signalling NaN comes out
+// quieted (0x7C45 -> 0x7FC8A000), where half.h's exact conversion keeps it signalling.
+inline float float_like_f16c(Half h) {
+  const float f = static_cast<float>(h);
+  return (h.x & 0x7fffU) > 0x7c00U ? bits_float(float_bits(f) | 0x00400000U) : f;
+}
+
 // Upstream's c10::convert: to bool is `!= 0`; float to int64 and to uint8 goes through int64 (so
 // -1.0 to uint8 wraps to 255 rather than being undefined); to int32, int16 and int8 through
-// int32 as above (NaN to int16 is 0, INT32_MIN's low bits); 16-bit floats round through float.
+// int32 as above (NaN to int16 is 0, INT32_MIN's low bits); 16-bit floats round through
+// float (float16 both ways as F16C does: half_like_f16c, float_like_f16c).
 // Complex to real keeps the real part (bool: either part != 0); real to complex has imag 0.
 template <typename D, typename S>
 inline D convert(S s) {
   if constexpr (std::is_same_v<D, S>) {
     return s;
+  } else if constexpr (std::is_same_v<S, Half>) {
+    return convert<D>(float_like_f16c(s));
   } else if constexpr (is_complex_v<S> && is_complex_v<D>) {
     using R = typename D::value_type;
-    return D(static_cast<R>(s.real()), static_cast<R>(s.imag()));
+    return D(convert<R>(s.real()), convert<R>(s.imag()));
   } else if constexpr (is_complex_v<S>) {
     if constexpr (std::is_same_v<D, bool>) return s.real() != 0 || s.imag() != 0;
     else return convert<D>(s.real());
@@ -52,7 +82,9 @@ inline D convert(S s) {
     return D(convert<R>(s), R(0));
   } else if constexpr (std::is_same_v<D, bool>) {
     return static_cast<acc_t<S>>(s) != 0;
-  } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+  } else if constexpr (std::is_same_v<D, Half>) {
+    return half_like_f16c(static_cast<float>(static_cast<acc_t<S>>(s)));
+  } else if constexpr (std::is_same_v<D, BFloat16>) {
     return D(static_cast<float>(static_cast<acc_t<S>>(s)));
   } else if constexpr (is_float_like_v<S> && !is_float_like_v<D>) {
     if constexpr (std::is_signed_v<D> && sizeof(D) <= 4) {
@@ -115,6 +147,12 @@ void for_each_offset_pair(const Dims& sizes, const Dims& sa, int64_t base_a, con
 // Copies src into dst element by element, converting dtypes; src has dst's shape (broadcast
 // with zero strides beforehand if needed). Both dense CPU; no overlap checks here.
 void copy_dense_cpu(const Tensor& dst, const Tensor& src, const char* op_key);
+
+// A dtype-converting copy between tensors laid out alike, in one pass over memory (Note
+// [Converting copies in memory order], copy_convert.cpp); false, having written nothing, for
+// any other layout.
+bool copy_convert_flat(const Tensor& dst, const Tensor& src, char* d, const char* s,
+                       const char* key);
 
 // The single value of a one-element dense CPU tensor, as a Scalar of its category.
 Scalar item_cpu(const Tensor& t, const char* op_key);

@@ -29,9 +29,10 @@ template <> struct ScanAcc<bool> { using type = bool; };
 template <> struct ScanAcc<cfloat> { using type = cdouble; };  // upstream's CPU acc_type
 template <> struct ScanAcc<cdouble> { using type = cdouble; };
 
-// Converts between any two of our element types as upstream's static_cast does.
+// Converts between any two of our element types as upstream's static_cast does (copy.h's
+// convert is c10::convert, which differs for NaN and out-of-range floats to integers).
 template <typename To, typename From>
-inline To convert(From v) {
+inline To static_convert(From v) {
   constexpr bool kFrom16 = std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>;
   if constexpr (std::is_same_v<To, bool>) {
     if constexpr (kFrom16) return static_cast<float>(v) != 0.f;

@@ -330,7 +330,7 @@ void logical_cpu(Call& c) {
     const T* x = data_of<T>(self, key);
     auto truth = [](T v) {
       if constexpr (is_complex_v<T>) return v.real() != 0 || v.imag() != 0;
-      else return convert<bool>(v);
+      else return static_convert<bool>(v);
     };
     for (size_t i = 0; i < g.outer.size(); ++i) {
       bool acc = !IsAny;

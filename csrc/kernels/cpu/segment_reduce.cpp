@@ -85,7 +85,7 @@ Geometry geometry_of(const Dims& data_sizes, int64_t axis) {
 
 template <typename T>
 T start_value(Red r, const std::optional<Scalar>& initial) {
-  if (initial) return convert<T>(initial->to_double());
+  if (initial) return static_convert<T>(initial->to_double());
   switch (r) {
     case Red::Max: return T(-std::numeric_limits<float>::infinity());
     case Red::Min: return T(std::numeric_limits<float>::infinity());
@@ -249,7 +249,7 @@ template <typename T>
 void backward(T* gi, const T* grad, const T* out, const T* x, const Segments& sg,
               const Geometry& g, Red r, const std::optional<Scalar>& initial) {
   using M = Arith<T>;
-  const T prod0 = initial ? convert<T>(initial->to_double()) : T(1);
+  const T prod0 = initial ? static_convert<T>(initial->to_double()) : T(1);
   for (int64_t o = 0; o < g.outer; ++o) {
     sg.each(o, g.axis_size, [&](int64_t s, int64_t start, int64_t end) {
       const int64_t len = end - start;
