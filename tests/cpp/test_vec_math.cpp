@@ -149,6 +149,34 @@ TEST(VecMath, ExpHasTheBitsOfSleefsScalarExp) {
   }
 }
 
+// sigmoid and silu with SLEEF's expf inlined (Note [SLEEF's expf, inlined]) give the bits of
+// the per-element formulas over SLEEF's scalar exp, on every 4099th float bit pattern (about a
+// million: every exponent, NaNs with payloads, subnormals, the under- and overflow edges),
+// from an odd offset so that the tail runs too.
+TEST(VecMath, SigmoidAndSiluHaveTheFormulasBitsWithSleefsExp) {
+  if (tn::vec::vec_width() == 0) GTEST_SKIP() << "no AVX2+FMA or no SLEEF";
+  std::vector<float> x;
+  for (uint64_t b = 3; b < (uint64_t(1) << 32); b += 4099) {
+    uint32_t u = static_cast<uint32_t>(b);
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    x.push_back(f);
+  }
+  x.insert(x.end(), {-104.0f, -103.99999f, 100.0f, 100.00001f, 88.72284f, -87.33655f, 0.0f,
+                     -0.0f, INFINITY, -INFINITY});
+  const int64_t n = static_cast<int64_t>(x.size()) - 1;
+  std::vector<float> sg(x.size()), si(x.size());
+  tn::vec::sigmoid_f32(x.data() + 1, sg.data() + 1, n);
+  tn::vec::silu_f32(x.data() + 1, si.data() + 1, n);
+  for (int64_t i = 1; i <= n; ++i) {
+    const float v = x[i];
+    const float want_sg = 1.0f / (1.0f + tn::sleef::exp(0.0f - v));
+    const float want_si = v / (1.0f + tn::sleef::exp(-v));
+    ASSERT_TRUE(same_bits(sg[i], want_sg) || (std::isnan(sg[i]) && std::isnan(want_sg))) << v;
+    ASSERT_TRUE(same_bits(si[i], want_si) || (std::isnan(si[i]) && std::isnan(want_si))) << v;
+  }
+}
+
 // Attention's softmax pass: each element is exp(x * scale - shift) with SLEEF's bits (the
 // product and the difference rounded apart), and the sum runs in 16 lanes, i mod 16, the lanes
 // then added in order, at every length (tails at both widths) and from any offset.

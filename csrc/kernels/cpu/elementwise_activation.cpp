@@ -9,10 +9,11 @@
 // SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
 // (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
 // (elementwise_sleef.h) these agree bit for bit; float32 takes SLEEF's vector functions a chunk
-// at a time (ew_run_sleef_f32), which have the scalar ones' bits. Upstream's contiguous float32
-// and bfloat16 gelu('none') run oneDNN's gelu_erf (here vec::gelu_erf_f32, vec_math.h), and its
-// float64 one a newer SLEEF's erf (here std::erf); neither is reproduced, and the agreement tests
-// measure them.
+// at a time (ew_run_sleef_f32), which have the scalar ones' bits; sigmoid and silu are whole
+// vector kernels with SLEEF's expf inlined (vec::sigmoid_f32, vec::silu_f32: the same bits).
+// Upstream's contiguous float32 and bfloat16 gelu('none') run oneDNN's gelu_erf (here
+// vec::gelu_erf_f32, vec_math.h), and its float64 one a newer SLEEF's erf (here std::erf);
+// neither is reproduced, and the agreement tests measure them.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -40,8 +41,7 @@ void sigmoid_compute(EwIter& it, const Call&) {
     auto pre = [](A a) { return A(0) - a; };
     auto post = [](A, A e) { return A(1) / (A(1) + e); };
     if constexpr (std::is_same_v<T, float>) {
-      if (sleef::available())
-        return ew_run_sleef_f32<float>(it, vec::SleefFn::Exp, pre, post, scalar);
+      if (sleef::available()) return ew_run_vec_f32(it, vec::sigmoid_f32, scalar);
     }
     ew_run_simd<T, T>(it, [=](A a) { return post(a, sleef::exp(pre(a))); }, scalar);
   });
@@ -163,8 +163,7 @@ void silu_compute(EwIter& it, const Call&) {
     auto pre = [](A x) { return -x; };
     auto post = [](A x, A e) { return x / (A(1) + e); };
     if constexpr (std::is_same_v<T, float>) {
-      if (sleef::available())
-        return ew_run_sleef_f32<float>(it, vec::SleefFn::Exp, pre, post, scalar);
+      if (sleef::available()) return ew_run_vec_f32(it, vec::silu_f32, scalar);
     }
     ew_run_simd<T, T>(it, [=](A x) { return post(x, sleef::exp(pre(x))); }, scalar);
   });

@@ -9,6 +9,9 @@
 
 #include "core/error.h"
 #include "kernels/cpu/elementwise_sleef.h"
+#if defined(TN_HAVE_SLEEF)
+#include "kernels/cpu/sleef_expf.h"
+#endif
 
 #if defined(TN_HAVE_SLEEF)
 #include <immintrin.h>
@@ -211,8 +214,34 @@ TN_AVX2 inline __m256 gelu8(__m256 x) {
   }
 TN_VEC_MAP(TN_AVX512, gelu_erf16, gelu16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
 TN_VEC_MAP(TN_AVX2, gelu_erf8, gelu8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
-TN_VEC_MAP(TN_AVX512, exp16, Sleef_expf16_u10avx512f, 16, _mm512_loadu_ps, _mm512_storeu_ps)
-TN_VEC_MAP(TN_AVX2, exp8, Sleef_expf8_u10avx2, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+TN_VEC_MAP(TN_AVX512, exp16, inl::expf16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TN_VEC_MAP(TN_AVX2, exp8, inl::expf8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+// sigmoid (1 / (1 + exp(0 - x))) and silu (x / (1 + exp(-x))) with the exponential inlined
+// (sleef_expf.h): the steps of the kernels' per-element formulas (elementwise_activation.cpp),
+// each rounded, in registers.
+TN_AVX512 inline __m512 sigmoid16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 e = inl::expf16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+  return _mm512_div_ps(one, _mm512_add_ps(one, e));
+}
+TN_AVX2 inline __m256 sigmoid8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 e = inl::expf8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  return _mm256_div_ps(one, _mm256_add_ps(one, e));
+}
+TN_AVX512 inline __m512 silu16(__m512 x) {
+  const __m512 neg = _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));  // -x
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), inl::expf16(neg)));
+}
+TN_AVX2 inline __m256 silu8(__m256 x) {
+  const __m256 neg = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));  // -x
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), inl::expf8(neg)));
+}
+TN_VEC_MAP(TN_AVX512, sigmoid_map16, sigmoid16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TN_VEC_MAP(TN_AVX2, sigmoid_map8, sigmoid8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+TN_VEC_MAP(TN_AVX512, silu_map16, silu16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TN_VEC_MAP(TN_AVX2, silu_map8, silu8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 #undef TN_VEC_MAP
 
 // exp_sum_f32 (vec_math.h): the sums of 16 lanes, in two vectors of 8 on AVX2. Contraction is
@@ -229,13 +258,13 @@ TN_AVX512_EXACT float exp_sum16(float* x, int64_t n, float scale, float shift) {
   __m512 acc = _mm512_setzero_ps();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), f), s));
+    __m512 e = inl::expf16(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), f), s));
     _mm512_storeu_ps(x + i, e);
     acc = _mm512_add_ps(acc, e);
   }
   if (i < n) {
     const __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
-    __m512 e = Sleef_expf16_u10avx512f(
+    __m512 e = inl::expf16(
         _mm512_sub_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), f), s));
     _mm512_mask_storeu_ps(x + i, k, e);
     acc = _mm512_mask_add_ps(acc, k, acc, e);
@@ -246,14 +275,14 @@ TN_AVX512_EXACT float exp_sum16(float* x, int64_t n, float scale, float shift) {
 }
 // exp(x[i] * f - s) for the 8 lanes of x, or its first r (1 to 7) with the rest of the result 0.
 TN_AVX2_EXACT inline __m256 exp_step8(float* x, __m256 f, __m256 s) {
-  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(x), f), s));
+  __m256 e = inl::expf8(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(x), f), s));
   _mm256_storeu_ps(x, e);
   return e;
 }
 TN_AVX2_EXACT inline __m256 exp_part8(float* x, int64_t r, __m256 f, __m256 s) {
   const __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(r)),
                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(x, k), f), s));
+  __m256 e = inl::expf8(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(x, k), f), s));
   _mm256_maskstore_ps(x, k, e);
   return _mm256_and_ps(e, _mm256_castsi256_ps(k));
 }
@@ -427,10 +456,10 @@ TN_AVX2 inline __m256 nan_keep8(__m256 a, __m256 v) {
 }
 TN_SOFTMAX_ROW(TN_AVX512, softmax_row16, 16, __m512, _mm512_loadu_ps, _mm512_storeu_ps,
                _mm512_set1_ps, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_max_ps,
-               nan_keep16, Sleef_expf16_u10avx512f, Sleef_logf16_u10avx512f, hsum16, false)
+               nan_keep16, inl::expf16, Sleef_logf16_u10avx512f, hsum16, false)
 TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps,
                _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_max_ps,
-               nan_keep8, Sleef_expf8_u10avx2, Sleef_logf8_u10avx2, hsum8, true)
+               nan_keep8, inl::expf8, Sleef_logf8_u10avx2, hsum8, true)
 #undef TN_SOFTMAX_ROW
 
 // Softmax backward rows (vec_math.h). Built for AVX2 with contraction off: the products of
@@ -469,13 +498,13 @@ TN_AVX2_EXACT void log_softmax_bwd_row8(const float* g, const float* y, float su
   const __m256 s = _mm256_set1_ps(sum);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256 e = Sleef_expf8_u10avx2(_mm256_loadu_ps(y + i));
+    __m256 e = inl::expf8(_mm256_loadu_ps(y + i));
     _mm256_storeu_ps(out + i, _mm256_fnmadd_ps(e, s, _mm256_loadu_ps(g + i)));
   }
   if (i < n) {
     alignas(32) float py[8] = {}, e[8];
     std::memcpy(py, y + i, sizeof(float) * (n - i));
-    _mm256_store_ps(e, Sleef_expf8_u10avx2(_mm256_load_ps(py)));
+    _mm256_store_ps(e, inl::expf8(_mm256_load_ps(py)));
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = std::fma(-e[k], sum, g[i + k]);
   }
 }
@@ -485,7 +514,7 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) void log_softmax
   const __m512 s = _mm512_set1_ps(sum);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m512 e = Sleef_expf16_u10avx512f(_mm512_loadu_ps(y + i));
+    __m512 e = inl::expf16(_mm512_loadu_ps(y + i));
     _mm512_storeu_ps(out + i, _mm512_fnmadd_ps(e, s, _mm512_loadu_ps(g + i)));
   }
   if (i < n) log_softmax_bwd_row8(g + i, y + i, sum, out + i, n - i);
@@ -525,6 +554,14 @@ void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as) {
 void exp_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   vec_width() == 16 ? exp16(x, y, n) : exp8(x, y, n);
+}
+void sigmoid_f32(const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  vec_width() == 16 ? sigmoid_map16(x, y, n) : sigmoid_map8(x, y, n);
+}
+void silu_f32(const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  vec_width() == 16 ? silu_map16(x, y, n) : silu_map8(x, y, n);
 }
 float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
   TN_ASSERT(vec_width() != 0);
@@ -610,6 +647,8 @@ void sleef_map_f32(SleefFn, const float*, const float*, float*, int64_t) {
 bool gelu_erf_available() { return false; }
 void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_available()); }
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+void sigmoid_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+void silu_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 float exp_sum_f32(float*, int64_t, float, float) {
   TN_ASSERT(vec_width() != 0);
   return 0;

@@ -29,6 +29,11 @@ void gelu_erf_f32(const float* x, float* y, int64_t n, cpu::Isa as = cpu::onednn
 
 // y[i] = sleef::exp(x[i]) bit for bit (SLEEF's expf u10). y may equal x.
 void exp_f32(const float* x, float* y, int64_t n);
+// y[i] = 1 / (1 + exp(0 - x[i])) (sigmoid) and x[i] / (1 + exp(-x[i])) (silu), each step
+// rounded, exp SLEEF's expf u10 inlined (Note [SLEEF's expf, inlined], sleef_expf.h): the bits
+// of elementwise_activation.cpp's per-element formulas. y may equal x.
+void sigmoid_f32(const float* x, float* y, int64_t n);
+void silu_f32(const float* x, float* y, int64_t n);
 // x[i] = sleef::exp(x[i] * scale - shift) in place, the product and the difference each
 // rounded (attention's softmax, nn_attention.cpp); returns their sum, taken in 16 lanes (lane
 // i mod 16) at either width, the lanes then added in order: the same bits on AVX2 and AVX-512.
