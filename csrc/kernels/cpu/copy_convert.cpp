@@ -1,26 +1,6 @@
 // Dtype-converting copies between tensors laid out alike (copy_dense_cpu in copy.cpp asks here
 // first): one flat pass over memory, vectorised, split between threads as upstream's copy is.
-//
-// Note [Converting copies in memory order]
-// Upstream's copy_ runs a conversion through TensorIterator, which walks two tensors of the same
-// sizes and strides (contiguous ones, or a transposed tensor's .to(dtype), whose result keeps
-// the strides) as one run in memory order, split at its grain, each run through its vector
-// loop. What the vector loop makes of a NaN is the only visible trace of that path, and ours
-// reproduces it as measured on this machine, in upstream's AVX2 build (which its AVX-512
-// machines run for copies) and its baseline (ATEN_CPU_CAPABILITY=default):
-// - float32 to float16 is F16C's conversion (a NaN keeps its sign and top payload bits,
-//   0x7FA12345 -> 0x7F09, where c10's portable conversion gives 0x7E00) in both builds on this
-//   path; element by element (strided, or from another dtype: convert<Half>) only in the AVX2
-//   build, the baseline's being c10's;
-// - float16 to float32 converts in blocks of 8 as F16C does (a NaN's payload kept, a signalling
-//   one quieted); the last (run length mod 8) elements of each thread's run give a NaN as
-//   0x7FFFFFFF, its sign dropped (0x7E55 and 0xFE55 alike); both builds;
-// - float32 to bfloat16 rounds to nearest even and gives every NaN as 0xFFFF in the AVX2 build
-//   (at::vec::convert, tail included), 0x7FC0 in the baseline; from float64 it stays in
-//   copy.cpp, as measured there.
-// Every other pair converts each element as the strided path does (convert<D>, c10::convert's
-// rules), so only the speed differs from it. tests/ops/test_copy_convert.py holds all 156 pairs
-// of 13 dtypes to upstream's bits.
+// See Note [Converting copies in memory order] (docs/DESIGN_NOTES.md).
 #include <cstring>
 
 #include <immintrin.h>

@@ -2,16 +2,7 @@
 // Sleef_expf8) written out as inline vector code, so that a kernel can keep its steps around the
 // exponential in registers rather than call out per vector. Include only from files whose
 // functions carry the matching target attributes (vec_math.cpp).
-//
-// Note [SLEEF's expf, inlined]
-// The algorithm is SLEEF's (its xexpf, read for its steps): q = rint(x * (1 / ln 2)); the
-// reduced argument s = x - q ln 2, with ln 2 in two parts (each a fused multiply-add); a degree-6
-// polynomial in s by Horner's rule, each step fused; 1 + (s^2 p + s) fused; times 2^q as two
-// powers of two (q split in halves, so that 2^q under- and overflows gradually); 0 below -104,
-// infinity above 100. Every step here is the same IEEE operation SLEEF's AVX-512 and AVX2 builds
-// perform, so the bits are theirs: checked against Debian's libsleef (Sleef_expf16_u10avx512f,
-// Sleef_expf8_u10avx2) on all 2^32 float bit patterns, NaN payloads included, no difference at
-// either width (a standalone loop, 7 s and 14 s; tests/cpp/test_vec_math.cpp keeps a sample).
+// See Note [SLEEF's expf, inlined] (docs/DESIGN_NOTES.md).
 #pragma once
 
 #include <immintrin.h>
