@@ -28,15 +28,18 @@ Row& row(DeviceType t) { return rows()[static_cast<int>(t)]; }
 
 // Note [Small host blocks]
 // Small tensors come and go on every call (a 2x2 add's result), and aligned_alloc's memalign
-// path costs about as much as the rest of such a call's allocations together. Freed blocks of
-// up to kLargestCached bytes are kept per thread in size classes of powers of two (64 bytes and
-// up, each at most kPerClass blocks) and handed out again; larger ones go back to the system at
-// once. A block freed on another thread joins that thread's lists. Under AddressSanitizer
+// path costs about as much as the rest of such a call's allocations together; for decode's
+// mid-sized ones (a KV cache's cat, 10 to 200 KiB) glibc also consolidates its fast bins on
+// each such request. Freed blocks of up to kLargestCached bytes are kept per thread in size
+// classes of powers of two (64 bytes and up, each at most kept_in_class(c) blocks) and handed
+// out again; larger ones go back to the system at once. A block freed on another thread joins that thread's lists. Under AddressSanitizer
 // nothing is cached, so a use after free is still caught.
 constexpr size_t kSmallestCached = 64;
-constexpr int kClasses = 7;  // 64 .. 4096 bytes
+constexpr int kClasses = 13;  // 64 bytes .. 256 KiB
 constexpr size_t kLargestCached = kSmallestCached << (kClasses - 1);
 constexpr int kPerClass = 32;
+// Blocks kept in class c: 32 up to 4 KiB, 8 up to 32 KiB, 4 above: at most 2.5 MiB a thread.
+constexpr int kept_in_class(int c) { return c <= 6 ? kPerClass : (c <= 9 ? 8 : 4); }
 
 int size_class(size_t nbytes) {  // the class whose blocks hold nbytes, or -1
   if (nbytes == 0 || nbytes > kLargestCached) return -1;
@@ -72,7 +75,7 @@ struct HostAllocator final : Allocator {
     int c = kCacheBlocks && p ? size_class(nbytes) : -1;
     if (c >= 0) {
       BlockCache& cache = t_cache;
-      if (cache.count[c] < kPerClass) {
+      if (cache.count[c] < kept_in_class(c)) {
         cache.blocks[c][cache.count[c]++] = p;
         return;
       }
