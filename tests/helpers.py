@@ -55,6 +55,51 @@ def both(body: str):
     return run_json(OURS, OURS_C + body), run_json(UPSTREAM, UPSTREAM_C + body)
 
 
+# The start of a child that hashes results made from random bytes (tests/ops/test_copy_*.py,
+# test_fill_flat.py): THREADS intra-op threads, rng seeded with SEED, draw(shape, dtype) (random
+# bytes viewed as dtype: floats carry NaN payloads; bools 0 or 1) and h(t) (shape, strides and
+# a hash of the bytes). run_bit_hashes fills both in.
+BYTE_HASHES_PRELUDE = textwrap.dedent(
+    """
+    import hashlib, json, random, torch
+    torch.set_num_threads(THREADS)
+    assert torch.get_num_threads() == THREADS
+    rng = random.Random(SEED)
+
+    def draw(shape, dt):
+        n = 1
+        for s in shape:
+            n *= s
+        item = torch.empty((), dtype=dt).element_size()
+        raw = torch.frombuffer(bytearray(rng.randbytes(n * item + 1)), dtype=torch.uint8)[:-1]
+        if dt == torch.bool:
+            raw = raw & 1
+        return raw.view(dt).reshape(shape)
+
+    def h(t):
+        b = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+        return [list(t.shape), list(t.stride()), hashlib.sha256(b).hexdigest()[:16]]
+    """
+)
+
+
+def run_bit_hashes(python: Path, body: str, threads: int, seed: int) -> dict:
+    """Runs BYTE_HASHES_PRELUDE then body (which prints one JSON dict last) in python."""
+    code = (BYTE_HASHES_PRELUDE + textwrap.dedent(body)).replace("THREADS", str(threads))
+    proc = run(python, code.replace("SEED", str(seed)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def assert_same_bit_hashes(body: str, threads: int, seed: int, shown: int = 8):
+    """Ours and upstream's run_bit_hashes of body: the same keys and every hash equal."""
+    ours = run_bit_hashes(OURS, body, threads, seed)
+    upstream = run_bit_hashes(UPSTREAM, body, threads, seed)
+    assert ours.keys() == upstream.keys()
+    bad = {k: (ours[k], upstream[k]) for k in ours if ours[k] != upstream[k]}
+    assert not bad, f"{len(bad)} of {len(ours)} differ: {dict(list(bad.items())[:shown])}"
+
+
 # docs/AGREEMENT_RULES.md: the float32 (and complex64) floor of 4 ulp.
 FLOAT32_FLOOR = 4 * 2.0 ** -23
 

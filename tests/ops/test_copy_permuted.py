@@ -13,37 +13,14 @@ split. Each side hashes each result's bytes, shape and strides in its own proces
 
 from __future__ import annotations
 
-import json
-import textwrap
-
 import pytest
 
-from helpers import OURS, UPSTREAM, run
+from helpers import assert_same_bit_hashes
 
-CODE = textwrap.dedent(
-    """
-    import hashlib, json, random, torch
-    torch.set_num_threads(THREADS)
-    assert torch.get_num_threads() == THREADS
+BODY = """
     DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
               torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
               torch.complex128]
-    rng = random.Random(7)
-
-    def draw(shape, dt):
-        n = 1
-        for s in shape:
-            n *= s
-        item = torch.empty((), dtype=dt).element_size()
-        raw = torch.frombuffer(bytearray(rng.randbytes(n * item + 1)), dtype=torch.uint8)[:-1]
-        if dt == torch.bool:
-            raw = raw & 1
-        return raw.view(dt).reshape(shape)
-
-    def h(t):
-        b = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
-        return [list(t.shape), list(t.stride()), hashlib.sha256(b).hexdigest()[:16]]
-
     SMALL = {
         "t_37x53": ((37, 53), lambda x: x.t().contiguous()),
         "t_8x8": ((8, 8), lambda x: x.t().contiguous()),
@@ -97,18 +74,8 @@ CODE = textwrap.dedent(
     out["convert/bf16_f32_cf"] = h(x.transpose(1, 2).contiguous().to(torch.float32))
     print(json.dumps(out))
     """
-)
-
-
-def hashes(python, threads: int) -> dict:
-    proc = run(python, CODE.replace("THREADS", str(threads)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_permuted_copies_bit_for_bit(threads):
-    ours, upstream = hashes(OURS, threads), hashes(UPSTREAM, threads)
-    assert ours.keys() == upstream.keys()
-    bad = {k: (ours[k], upstream[k]) for k in ours if ours[k] != upstream[k]}
-    assert not bad, f"{len(bad)} of {len(ours)} differ: {dict(list(bad.items())[:8])}"
+    assert_same_bit_hashes(BODY, threads, seed=7)

@@ -12,41 +12,19 @@ bytes, shape and strides in its own process.
 
 from __future__ import annotations
 
-import json
-import textwrap
-
 import pytest
 
-from helpers import OURS, UPSTREAM, run
+from helpers import assert_same_bit_hashes
 
-CODE = textwrap.dedent(
-    """
-    import hashlib, json, random, torch
-    torch.set_num_threads(THREADS)
-    assert torch.get_num_threads() == THREADS
+BODY = """
     DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
               torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex32,
               torch.complex64, torch.complex128]
     VALUES = {torch.bool: True, torch.complex32: 1.5 - 2j, torch.complex64: 1.5 - 2j,
               torch.complex128: -0.25 + 3j}
-    rng = random.Random(11)
-
-    def draw(shape, dt):
-        n = 1
-        for s in shape:
-            n *= s
-        item = torch.empty((), dtype=dt).element_size()
-        raw = torch.frombuffer(bytearray(rng.randbytes(n * item + 1)), dtype=torch.uint8)[:-1]
-        if dt == torch.bool:
-            raw = raw & 1
-        return raw.view(dt).reshape(shape)
 
     def mask(shape):
         return draw(shape, torch.uint8) < 128
-
-    def h(t):
-        b = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
-        return [list(t.shape), list(t.stride()), hashlib.sha256(b).hexdigest()[:16]]
 
     out = {}
     for dt in DTYPES:
@@ -68,18 +46,8 @@ CODE = textwrap.dedent(
                 out[f"{dt}/{shape}/fill_t"] = h(x.t().clone().t().fill_(v))
     print(json.dumps(out))
     """
-)
-
-
-def hashes(python, threads: int) -> dict:
-    proc = run(python, CODE.replace("THREADS", str(threads)))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fills_bit_for_bit(threads):
-    ours, upstream = hashes(OURS, threads), hashes(UPSTREAM, threads)
-    assert ours.keys() == upstream.keys()
-    bad = {k: (ours[k], upstream[k]) for k in ours if ours[k] != upstream[k]}
-    assert not bad, f"{len(bad)} of {len(ours)} differ: {dict(list(bad.items())[:8])}"
+    assert_same_bit_hashes(BODY, threads, seed=11)
