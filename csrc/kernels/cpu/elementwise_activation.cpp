@@ -94,8 +94,7 @@ void gelu_compute(EwIter& it, const Call& c) {
       auto post = [](A x, A t) { return A(0.5) * x * (A(1) + t); };
       auto scalar = [=](A x) { return post(x, std::tanh(inner(x))); };
       if constexpr (std::is_same_v<T, float>) {
-        if (sleef::available())
-          return ew_run_sleef_f32<float>(it, vec::SleefFn::Tanh, inner, post, scalar);
+        if (sleef::available()) return ew_run_vec_f32(it, vec::gelu_tanh_f32, scalar);
       }
       ew_run_simd<T, T>(it, [=](A x) { return post(x, sleef::tanh(inner(x))); }, scalar);
     } else {

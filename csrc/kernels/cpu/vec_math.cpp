@@ -11,6 +11,7 @@
 #include "kernels/cpu/elementwise_sleef.h"
 #if defined(TN_HAVE_SLEEF)
 #include "kernels/cpu/sleef_expf.h"
+#include "kernels/cpu/sleef_tanhf.h"
 #endif
 
 #if defined(TN_HAVE_SLEEF)
@@ -238,6 +239,28 @@ TN_AVX2 inline __m256 silu8(__m256 x) {
   const __m256 neg = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));  // -x
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), inl::expf8(neg)));
 }
+// gelu('tanh'): 0.5 x (1 + tanh(beta fma(kappa, x^3, x))), x^3 = (x x) x, each step rounded,
+// tanh SLEEF's tanhf u10 inlined (sleef_tanhf.h): elementwise_activation.cpp's formula.
+constexpr float kGeluBeta = static_cast<float>(M_SQRT2 * M_2_SQRTPI * 0.5);
+constexpr float kGeluKappa = static_cast<float>(0.044715);
+TN_AVX512 inline __m512 gelu_tanh16(__m512 x) {
+  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+  const __m512 in = _mm512_mul_ps(_mm512_set1_ps(kGeluBeta),
+                                  _mm512_fmadd_ps(_mm512_set1_ps(kGeluKappa), x3, x));
+  const __m512 t = inl::tanhf16(in);
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x),
+                       _mm512_add_ps(_mm512_set1_ps(1.0f), t));
+}
+TN_AVX2 inline __m256 gelu_tanh8(__m256 x) {
+  const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+  const __m256 in = _mm256_mul_ps(_mm256_set1_ps(kGeluBeta),
+                                  _mm256_fmadd_ps(_mm256_set1_ps(kGeluKappa), x3, x));
+  const __m256 t = inl::tanhf8(in);
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
+                       _mm256_add_ps(_mm256_set1_ps(1.0f), t));
+}
+TN_VEC_MAP(TN_AVX512, gelu_tanh_map16, gelu_tanh16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TN_VEC_MAP(TN_AVX2, gelu_tanh_map8, gelu_tanh8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 TN_VEC_MAP(TN_AVX512, sigmoid_map16, sigmoid16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
 TN_VEC_MAP(TN_AVX2, sigmoid_map8, sigmoid8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 TN_VEC_MAP(TN_AVX512, silu_map16, silu16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
@@ -563,6 +586,10 @@ void silu_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   vec_width() == 16 ? silu_map16(x, y, n) : silu_map8(x, y, n);
 }
+void gelu_tanh_f32(const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  vec_width() == 16 ? gelu_tanh_map16(x, y, n) : gelu_tanh_map8(x, y, n);
+}
 float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
   TN_ASSERT(vec_width() != 0);
   return vec_width() == 16 ? exp_sum16(x, n, scale, shift) : exp_sum8(x, n, scale, shift);
@@ -649,6 +676,7 @@ void gelu_erf_f32(const float*, float*, int64_t, cpu::Isa) { TN_ASSERT(gelu_erf_
 void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void sigmoid_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void silu_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+void gelu_tanh_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 float exp_sum_f32(float*, int64_t, float, float) {
   TN_ASSERT(vec_width() != 0);
   return 0;

@@ -34,6 +34,9 @@ void exp_f32(const float* x, float* y, int64_t n);
 // of elementwise_activation.cpp's per-element formulas. y may equal x.
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void silu_f32(const float* x, float* y, int64_t n);
+// y[i] = gelu(x[i], 'tanh') = 0.5 x (1 + tanh(beta fma(kappa, x^3, x))), each step rounded,
+// tanh SLEEF's tanhf u10 inlined (sleef_tanhf.h): the per-element formula's bits. y may equal x.
+void gelu_tanh_f32(const float* x, float* y, int64_t n);
 // x[i] = sleef::exp(x[i] * scale - shift) in place, the product and the difference each
 // rounded (attention's softmax, nn_attention.cpp); returns their sum, taken in 16 lanes (lane
 // i mod 16) at either width, the lanes then added in order: the same bits on AVX2 and AVX-512.
