@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/sleef_expf.h"  // kExpR, kExpL2U, kExpL2L
+
 #define TN_A512 __attribute__((target("avx512f"), always_inline)) inline
 #define TN_A2 __attribute__((target("avx2,fma"), always_inline)) inline
 
@@ -23,8 +25,9 @@ TN_A512 __m512 add(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
 TN_A512 __m512 sub(__m512 a, __m512 b) { return _mm512_sub_ps(a, b); }
 TN_A512 __m512 mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
 TN_A512 __m512 fma_(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
-TN_A512 __m512 fmapn(__m512 a, __m512 b, __m512 c) { return _mm512_fmsub_ps(a, b, c); }   // a*b - c
-TN_A512 __m512 fmanp(__m512 a, __m512 b, __m512 c) { return _mm512_fnmadd_ps(a, b, c); }  // -a*b + c
+// a b - c and c - a b, each one rounding
+TN_A512 __m512 fmapn(__m512 a, __m512 b, __m512 c) { return _mm512_fmsub_ps(a, b, c); }
+TN_A512 __m512 fmanp(__m512 a, __m512 b, __m512 c) { return _mm512_fnmadd_ps(a, b, c); }
 TN_A512 __m512 set1(float v) { return _mm512_set1_ps(v); }
 TN_A512 __m512 rec(__m512 a) { return _mm512_div_ps(set1(1.0f), a); }
 TN_A512 F2 df_add2_f2_f(F2 x, __m512 y) {
@@ -75,15 +78,16 @@ TN_A512 F2 df_rec(F2 d) {
 TN_A512 __m512 ldexp2(__m512 d, __m512i e) {
   const __m512i h = _mm512_srai_epi32(e, 1), bias = _mm512_set1_epi32(0x7f);
   const __m512 p1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(h, bias), 23));
-  const __m512 p2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(e, h), bias), 23));
+  const __m512 p2 =
+      _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(e, h), bias), 23));
   return mul(mul(d, p1), p2);
 }
 TN_A512 F2 expk2(F2 d) {
-  __m512 u = mul(add(d.x, d.y), set1(1.442695040888963407359924681001892137426645954152985934135449406931f));
+  __m512 u = mul(add(d.x, d.y), set1(kExpR));
   __m512i q = _mm512_cvt_roundps_epi32(u, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 qf = _mm512_cvtepi32_ps(q);
-  F2 s = df_add2_f2_f(d, mul(qf, set1(-0.693145751953125f)));
-  s = df_add2_f2_f(s, mul(qf, set1(-1.428606765330187045e-06f)));
+  F2 s = df_add2_f2_f(d, mul(qf, set1(-kExpL2U)));
+  s = df_add2_f2_f(s, mul(qf, set1(-kExpL2L)));
   u = set1(+0.1980960224e-3f);
   u = fma_(u, s.x, set1(+0.1394256484e-2f));
   u = fma_(u, s.x, set1(+0.8333456703e-2f));
@@ -114,7 +118,8 @@ TN_A512 __m512 tanhf16(__m512 x) {
   y = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(y),
         _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))));
   __mmask16 xnan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  return _mm512_castsi512_ps(_mm512_mask_mov_epi32(_mm512_castps_si512(y), xnan, _mm512_set1_epi32(-1)));
+  const __m512i ones = _mm512_set1_epi32(-1);  // a NaN input: all ones
+  return _mm512_castsi512_ps(_mm512_mask_mov_epi32(_mm512_castps_si512(y), xnan, ones));
 }
 }  // namespace tanh16
 
@@ -125,8 +130,9 @@ TN_A2 __m256 add8(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
 TN_A2 __m256 sub8(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
 TN_A2 __m256 mul8(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
 TN_A2 __m256 fma_8(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
-TN_A2 __m256 fmapn8(__m256 a, __m256 b, __m256 c) { return _mm256_fmsub_ps(a, b, c); }   // a*b - c
-TN_A2 __m256 fmanp8(__m256 a, __m256 b, __m256 c) { return _mm256_fnmadd_ps(a, b, c); }  // -a*b + c
+// a b - c and c - a b, each one rounding
+TN_A2 __m256 fmapn8(__m256 a, __m256 b, __m256 c) { return _mm256_fmsub_ps(a, b, c); }
+TN_A2 __m256 fmanp8(__m256 a, __m256 b, __m256 c) { return _mm256_fnmadd_ps(a, b, c); }
 TN_A2 __m256 set18(float v) { return _mm256_set1_ps(v); }
 TN_A2 __m256 rec8(__m256 a) { return _mm256_div_ps(set18(1.0f), a); }
 TN_A2 F8 df_add2_f2_f(F8 x, __m256 y) {
@@ -177,15 +183,16 @@ TN_A2 F8 df_rec8(F8 d) {
 TN_A2 __m256 ldexp28(__m256 d, __m256i e) {
   const __m256i h = _mm256_srai_epi32(e, 1), bias = _mm256_set1_epi32(0x7f);
   const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
-  const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(e, h), bias), 23));
+  const __m256 p2 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(e, h), bias), 23));
   return mul8(mul8(d, p1), p2);
 }
 TN_A2 F8 expk28(F8 d) {
-  __m256 u = mul8(add8(d.x, d.y), set18(1.442695040888963407359924681001892137426645954152985934135449406931f));
+  __m256 u = mul8(add8(d.x, d.y), set18(kExpR));
   __m256i q = _mm256_cvtps_epi32(u);
   __m256 qf = _mm256_cvtepi32_ps(q);
-  F8 s = df_add2_f2_f(d, mul8(qf, set18(-0.693145751953125f)));
-  s = df_add2_f2_f(s, mul8(qf, set18(-1.428606765330187045e-06f)));
+  F8 s = df_add2_f2_f(d, mul8(qf, set18(-kExpL2U)));
+  s = df_add2_f2_f(s, mul8(qf, set18(-kExpL2L)));
   u = set18(+0.1980960224e-3f);
   u = fma_8(u, s.x, set18(+0.1394256484e-2f));
   u = fma_8(u, s.x, set18(+0.8333456703e-2f));
