@@ -210,6 +210,25 @@ void ew_run_vec_f32(const EwIter& it, void (*kernel)(const float*, float*, int64
       });
 }
 
+// The same for a binary op: kernel(a, b, y, k) (vec::gelu_tanh_backward_f32,
+// vec::silu_backward_f32).
+template <typename FS>
+void ew_run_vec2_f32(const EwIter& it,
+                     void (*kernel)(const float*, const float*, float*, int64_t), FS&& scalar) {
+  using Seq = std::index_sequence_for<float, float>;
+  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
+  const bool vectorised = ew_detail::row_is_vectorised(it);
+  ew_detail::run_rows<float, float, float>(
+      it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t m, int64_t i0,
+              int64_t n, char* const*) {
+        int64_t k = ew_detail::vector_part(vectorised, block, i0, m, n);
+        if (k > 0) kernel(std::get<0>(in), std::get<1>(in), o, k);
+        if (k < m)
+          ew_detail::core(o + k, ew_detail::advanced<float, float>(in, k, Seq{}), m - k, scalar,
+                          Seq{});
+      });
+}
+
 // ew_run_simd for an op whose vector formula is the SLEEF function f itself (vec computes it
 // per element): float32 takes ew_run_sleef_map_f32, other dtypes vec per element.
 template <typename Out, typename... In, typename FV, typename FS>

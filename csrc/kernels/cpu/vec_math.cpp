@@ -259,6 +259,72 @@ TN_AVX2 inline __m256 gelu_tanh8(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
                        _mm256_add_ps(_mm256_set1_ps(1.0f), t));
 }
+// The backwards of gelu('tanh') and silu, dy and x in: elementwise_backward.cpp's formulas with
+// their fused steps (std::fma there), each other step rounded.
+//   gelu tanh: t = tanh(beta fma(kappa, x^3, x)); dy ((0.5 (1 + t)) + ((0.5 x) fma(-t, t, 1))
+//              (beta fma(3 kappa, x x, 1)))
+//   silu:      s = 1 / (1 + exp(-x)); (dy s) fma(x, 1 - s, 1)
+constexpr float kGeluThreeKappa = 3.0f * kGeluKappa;
+TN_AVX512 inline __m512 gelu_tanh_bwd16(__m512 dy, __m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  const __m512 beta = _mm512_set1_ps(kGeluBeta);
+  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+  const __m512 t =
+      inl::tanhf16(_mm512_mul_ps(beta, _mm512_fmadd_ps(_mm512_set1_ps(kGeluKappa), x3, x)));
+  const __m512 left = _mm512_mul_ps(half, x);
+  const __m512 left_d = _mm512_mul_ps(half, _mm512_add_ps(one, t));
+  const __m512 tanh_d = _mm512_fnmadd_ps(t, t, one);  // fma(-t, t, 1)
+  const __m512 inner_d = _mm512_mul_ps(
+      beta, _mm512_fmadd_ps(_mm512_set1_ps(kGeluThreeKappa), _mm512_mul_ps(x, x), one));
+  const __m512 r = _mm512_mul_ps(_mm512_mul_ps(left, tanh_d), inner_d);
+  return _mm512_mul_ps(dy, _mm512_add_ps(left_d, r));
+}
+TN_AVX2 inline __m256 gelu_tanh_bwd8(__m256 dy, __m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  const __m256 beta = _mm256_set1_ps(kGeluBeta);
+  const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+  const __m256 t =
+      inl::tanhf8(_mm256_mul_ps(beta, _mm256_fmadd_ps(_mm256_set1_ps(kGeluKappa), x3, x)));
+  const __m256 left = _mm256_mul_ps(half, x);
+  const __m256 left_d = _mm256_mul_ps(half, _mm256_add_ps(one, t));
+  const __m256 tanh_d = _mm256_fnmadd_ps(t, t, one);
+  const __m256 inner_d = _mm256_mul_ps(
+      beta, _mm256_fmadd_ps(_mm256_set1_ps(kGeluThreeKappa), _mm256_mul_ps(x, x), one));
+  const __m256 r = _mm256_mul_ps(_mm256_mul_ps(left, tanh_d), inner_d);
+  return _mm256_mul_ps(dy, _mm256_add_ps(left_d, r));
+}
+TN_AVX512 inline __m512 silu_bwd16(__m512 dy, __m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 neg = _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));  // -x
+  const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, inl::expf16(neg)));
+  return _mm512_mul_ps(_mm512_mul_ps(dy, s), _mm512_fmadd_ps(x, _mm512_sub_ps(one, s), one));
+}
+TN_AVX2 inline __m256 silu_bwd8(__m256 dy, __m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 neg = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));  // -x
+  const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, inl::expf8(neg)));
+  return _mm256_mul_ps(_mm256_mul_ps(dy, s), _mm256_fmadd_ps(x, _mm256_sub_ps(one, s), one));
+}
+// NAME(a, b, y, n): y = F(a, b) one vector at a time, the tail through zero-padded copies.
+#define TN_VEC_MAP2(ATTR, NAME, F, W, LOAD, STORE)                     \
+  ATTR void NAME(const float* a, const float* b, float* y, int64_t n) { \
+    int64_t i = 0;                                                     \
+    for (; i + W <= n; i += W) STORE(y + i, F(LOAD(a + i), LOAD(b + i))); \
+    if (i < n) {                                                       \
+      alignas(64) float pa[W] = {}, pb[W] = {};                        \
+      std::memcpy(pa, a + i, sizeof(float) * (n - i));                 \
+      std::memcpy(pb, b + i, sizeof(float) * (n - i));                 \
+      STORE(pa, F(LOAD(pa), LOAD(pb)));                                \
+      std::memcpy(y + i, pa, sizeof(float) * (n - i));                 \
+    }                                                                  \
+  }
+TN_VEC_MAP2(TN_AVX512, gelu_tanh_bwd_map16, gelu_tanh_bwd16, 16, _mm512_loadu_ps,
+            _mm512_storeu_ps)
+TN_VEC_MAP2(TN_AVX2, gelu_tanh_bwd_map8, gelu_tanh_bwd8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+TN_VEC_MAP2(TN_AVX512, silu_bwd_map16, silu_bwd16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TN_VEC_MAP2(TN_AVX2, silu_bwd_map8, silu_bwd8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+#undef TN_VEC_MAP2
 TN_VEC_MAP(TN_AVX512, gelu_tanh_map16, gelu_tanh16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
 TN_VEC_MAP(TN_AVX2, gelu_tanh_map8, gelu_tanh8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 TN_VEC_MAP(TN_AVX512, sigmoid_map16, sigmoid16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
@@ -590,6 +656,14 @@ void gelu_tanh_f32(const float* x, float* y, int64_t n) {
   TN_ASSERT(vec_width() != 0);
   vec_width() == 16 ? gelu_tanh_map16(x, y, n) : gelu_tanh_map8(x, y, n);
 }
+void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  vec_width() == 16 ? gelu_tanh_bwd_map16(dy, x, y, n) : gelu_tanh_bwd_map8(dy, x, y, n);
+}
+void silu_backward_f32(const float* dy, const float* x, float* y, int64_t n) {
+  TN_ASSERT(vec_width() != 0);
+  vec_width() == 16 ? silu_bwd_map16(dy, x, y, n) : silu_bwd_map8(dy, x, y, n);
+}
 float exp_sum_f32(float* x, int64_t n, float scale, float shift) {
   TN_ASSERT(vec_width() != 0);
   return vec_width() == 16 ? exp_sum16(x, n, scale, shift) : exp_sum8(x, n, scale, shift);
@@ -677,6 +751,12 @@ void exp_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void sigmoid_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void silu_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
 void gelu_tanh_f32(const float*, float*, int64_t) { TN_ASSERT(vec_width() != 0); }
+void gelu_tanh_backward_f32(const float*, const float*, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
+void silu_backward_f32(const float*, const float*, float*, int64_t) {
+  TN_ASSERT(vec_width() != 0);
+}
 float exp_sum_f32(float*, int64_t, float, float) {
   TN_ASSERT(vec_width() != 0);
   return 0;

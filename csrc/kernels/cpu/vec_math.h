@@ -37,6 +37,11 @@ void silu_f32(const float* x, float* y, int64_t n);
 // y[i] = gelu(x[i], 'tanh') = 0.5 x (1 + tanh(beta fma(kappa, x^3, x))), each step rounded,
 // tanh SLEEF's tanhf u10 inlined (sleef_tanhf.h): the per-element formula's bits. y may equal x.
 void gelu_tanh_f32(const float* x, float* y, int64_t n);
+// Their backwards (gelu('tanh')'s, silu's): y[i] from dy[i] and x[i] with
+// elementwise_backward.cpp's steps, its std::fma fused, tanh and exp inlined. y may equal dy
+// or x.
+void gelu_tanh_backward_f32(const float* dy, const float* x, float* y, int64_t n);
+void silu_backward_f32(const float* dy, const float* x, float* y, int64_t n);
 // x[i] = sleef::exp(x[i] * scale - shift) in place, the product and the difference each
 // rounded (attention's softmax, nn_attention.cpp); returns their sum, taken in 16 lanes (lane
 // i mod 16) at either width, the lanes then added in order: the same bits on AVX2 and AVX-512.
