@@ -8,9 +8,9 @@
 // strided inputs); its SIMD path (Note [Vector and scalar paths]) computes sigmoid and silu with
 // SLEEF's exp, gelu('tanh') with SLEEF's tanh, and gelu('none') with its own erf polynomial
 // (float16, and float32/bfloat16 rows that do not go to oneDNN): built with SLEEF
-// (elementwise_sleef.h) these agree bit for bit; float32 takes SLEEF's vector functions a chunk
-// at a time (ew_run_sleef_f32), which have the scalar ones' bits; sigmoid and silu are whole
-// vector kernels with SLEEF's expf inlined (vec::sigmoid_f32, vec::silu_f32: the same bits).
+// (elementwise_sleef.h) these agree bit for bit; for float32 sigmoid, silu and gelu('tanh') are
+// whole vector kernels with SLEEF's expf and tanhf inlined (vec::sigmoid_f32, vec::silu_f32,
+// vec::gelu_tanh_f32: the same bits).
 // Upstream's contiguous float32 and bfloat16 gelu('none') run oneDNN's gelu_erf (here
 // vec::gelu_erf_f32, vec_math.h), and its float64 one a newer SLEEF's erf (here std::erf);
 // neither is reproduced, and the agreement tests measure them.

@@ -3,8 +3,9 @@
 // elementwise_unary2.cpp's acos, asin, atan, sinh, cosh, erfc, lgamma): the scalar FMA variants
 // (Sleef_expf1_u10purecfma...) give bit for bit what upstream's SIMD ones give (checked on 3.2
 // million float and 1.6 million double inputs). float32 kernels call SLEEF's vector functions
-// instead, a chunk at a time (ew_run_sleef_f32, ew_run_sleef_map_f32: the same bits, a fraction
-// of the time). Built with TN_HAVE_SLEEF (CMake links Debian's libsleef-dev); without it, or at
+// instead, a chunk at a time (ew_run_sleef_map_f32), or run whole vector kernels with SLEEF's
+// expf and tanhf inlined (ew_run_vec_f32, ew_run_vec2_f32: sigmoid, silu, gelu('tanh') and the
+// backwards; sleef_expf.h, sleef_tanhf.h): the same bits, a fraction of the time. Built with TN_HAVE_SLEEF (CMake links Debian's libsleef-dev); without it, or at
 // the baseline instruction set (cpu_isa.h: a CPU without AVX2 and FMA, or
 // ATEN_CPU_CAPABILITY=default, where upstream's vector kernels call the std:: functions too),
 // available() is false and the kernels keep their std:: functions.
@@ -108,22 +109,6 @@ void ew_run_simd(const EwIter& it, FV&& vec, FS&& scalar) {
 
 namespace ew_detail {
 
-// o[i] = f(p[i]...) for i < k, compiled for AVX2+FMA with f inlined (flatten), in blocks of 8
-// as core(), so that the steps around a SLEEF call run as vectors and std::fma is one
-// instruction. Called only where sleef::available() (the CPU runs AVX2 and FMA). The files that
-// use it compile with -ffp-contract=off (CMakeLists.txt): nothing is fused that f does not write
-// as std::fma. o may be one of p's arrays exactly (in place), as in core().
-template <typename F, typename... P>
-__attribute__((target("avx2,fma"), flatten)) void wide_map(float* __restrict o, int64_t k, F& f,
-                                                           const P*... p) {
-  int64_t i = 0;
-  for (; i + 8 <= k; i += 8) {
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) o[i + j] = f(p[i + j]...);
-  }
-  for (; i < k; ++i) o[i] = f(p[i]...);
-}
-
 // The elements of a chunk [i0, i0 + m) of a row of n that upstream's vectorised loop gives its
 // vector body, in blocks of `block` (ew_run_split's split): the first k of the chunk.
 inline int64_t vector_part(bool vectorised, int64_t block, int64_t i0, int64_t m, int64_t n) {
@@ -132,33 +117,6 @@ inline int64_t vector_part(bool vectorised, int64_t block, int64_t i0, int64_t m
 }
 
 }  // namespace ew_detail
-
-// ew_run_simd for a float32 op whose vector formula calls one unary SLEEF function f:
-// post(x..., f(pre(x...))). The vector elements are computed a chunk at a time in three passes
-// (pre into a scratch array, f over it with SLEEF's vector function, post), which give the bits
-// of the per-element formula (vec::sleef_map_f32 has the scalar function's bits, the steps are
-// the same); the tail is `scalar`, as ew_run_split's. Only where sleef::available().
-template <typename... In, typename Pre, typename Post, typename FS>
-void ew_run_sleef_f32(const EwIter& it, vec::SleefFn f, Pre&& pre, Post&& post, FS&& scalar) {
-  static_assert((std::is_same_v<In, float> && ...));
-  using Seq = std::index_sequence_for<In...>;
-  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
-  const bool vectorised = ew_detail::row_is_vectorised(it);
-  ew_detail::run_rows<float, In...>(
-      it, [&](float* o, const std::tuple<const In*...>& in, int64_t m, int64_t i0, int64_t n,
-              char* const*) {
-        int64_t k = ew_detail::vector_part(vectorised, block, i0, m, n);
-        if (k > 0) {
-          alignas(64) float t[ew_detail::kChunk];  // per call: chunks run on several threads
-          std::apply([&](const In*... x) { ew_detail::wide_map(t, k, pre, x...); }, in);
-          vec::sleef_map_f32(f, t, nullptr, t, k);
-          const float* tc = t;
-          std::apply([&](const In*... x) { ew_detail::wide_map(o, k, post, x..., tc); }, in);
-        }
-        if (k < m)
-          ew_detail::core(o + k, ew_detail::advanced<In...>(in, k, Seq{}), m - k, scalar, Seq{});
-      });
-}
 
 // ew_run_simd for a float32 op whose vector formula is one SLEEF function f itself: f(x) for a
 // unary f (b unused); for a binary f (pow, atan2, hypot), f of the two inputs, or with one input
