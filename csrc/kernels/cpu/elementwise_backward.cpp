@@ -171,7 +171,7 @@ void gelu_backward_compute(EwIter& it, const Call& c) {
         return grad(dy, x, std::tanh(inner(x, Madd{})), Madd{});
       };
       if constexpr (std::is_same_v<T, float>) {
-        if (sleef::available()) return ew_run_vec2_f32(it, vec::gelu_tanh_backward_f32, scalar);
+        if (sleef::available()) return ew_run_vec_f32(it, vec::gelu_tanh_backward_f32, scalar);
       }
       ew_run_simd<T, T, T>(
           it, [=](A dy, A x) { return grad(dy, x, sleef::tanh(inner(x, Madd{})), Madd{}); },
@@ -199,7 +199,7 @@ void silu_backward_compute(EwIter& it, const Call&) {
     };
     auto scalar = [=](A dy, A x) { return grad(dy, x, std::exp(-x), Madd{}); };
     if constexpr (std::is_same_v<T, float>) {
-      if (sleef::available()) return ew_run_vec2_f32(it, vec::silu_backward_f32, scalar);
+      if (sleef::available()) return ew_run_vec_f32(it, vec::silu_backward_f32, scalar);
     }
     ew_run_simd<T, T, T>(it, [=](A dy, A x) { return grad(dy, x, sleef::exp(-x), Madd{}); },
                          scalar);

@@ -4,8 +4,9 @@
 // (Sleef_expf1_u10purecfma...) give bit for bit what upstream's SIMD ones give (checked on 3.2
 // million float and 1.6 million double inputs). float32 kernels call SLEEF's vector functions
 // instead, a chunk at a time (ew_run_sleef_map_f32), or run whole vector kernels with SLEEF's
-// expf and tanhf inlined (ew_run_vec_f32, ew_run_vec2_f32: sigmoid, silu, gelu('tanh') and the
-// backwards; sleef_expf.h, sleef_tanhf.h): the same bits, a fraction of the time. Built with TN_HAVE_SLEEF (CMake links Debian's libsleef-dev); without it, or at
+// expf and tanhf inlined (ew_run_vec_f32: sigmoid, silu, gelu('tanh') and the backwards;
+// sleef_expf.h, sleef_tanhf.h): the same bits, a fraction of the time. Built with TN_HAVE_SLEEF
+// (CMake links Debian's libsleef-dev); without it, or at
 // the baseline instruction set (cpu_isa.h: a CPU without AVX2 and FMA, or
 // ATEN_CPU_CAPABILITY=default, where upstream's vector kernels call the std:: functions too),
 // available() is false and the kernels keep their std:: functions.
@@ -118,13 +119,12 @@ inline int64_t vector_part(bool vectorised, int64_t block, int64_t i0, int64_t m
 
 }  // namespace ew_detail
 
-// ew_run_simd for a float32 op whose vector formula is one SLEEF function f itself: f(x) for a
-// unary f (b unused); for a binary f (pow, atan2, hypot), f of the two inputs, or with one input
-// f(x, b) (pow's scalar exponent). Vector elements through vec::sleef_map_f32, the tail
-// `scalar`. Only where sleef::available().
-template <typename... In, typename FS>
-void ew_run_sleef_map_f32(const EwIter& it, vec::SleefFn f, float b, FS&& scalar) {
-  static_assert(sizeof...(In) == 1 || sizeof...(In) == 2);
+// ew_run_simd for float32 ops whose vector part is computed whole: body(o, in, k) takes the
+// first k elements of each chunk that upstream's vectorised loop gives its vector body (in
+// blocks of two 64-byte vectors, as ew_run_split splits), `scalar` the rest. Only where
+// sleef::available().
+template <typename... In, typename FB, typename FS>
+void ew_run_vector_part_f32(const EwIter& it, FB&& body, FS&& scalar) {
   static_assert((std::is_same_v<In, float> && ...));
   using Seq = std::index_sequence_for<In...>;
   const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
@@ -133,58 +133,53 @@ void ew_run_sleef_map_f32(const EwIter& it, vec::SleefFn f, float b, FS&& scalar
       it, [&](float* o, const std::tuple<const In*...>& in, int64_t m, int64_t i0, int64_t n,
               char* const*) {
         int64_t k = ew_detail::vector_part(vectorised, block, i0, m, n);
-        if (k > 0) {
-          if constexpr (sizeof...(In) == 2) {
-            vec::sleef_map_f32(f, std::get<0>(in), std::get<1>(in), o, k);
-          } else if (!vec::sleef_is_binary(f)) {
-            vec::sleef_map_f32(f, std::get<0>(in), nullptr, o, k);
-          } else {
-            alignas(64) float bs[ew_detail::kChunk];
-            std::fill(bs, bs + k, b);
-            vec::sleef_map_f32(f, std::get<0>(in), bs, o, k);
-          }
-        }
+        if (k > 0) body(o, in, k);
         if (k < m)
           ew_detail::core(o + k, ew_detail::advanced<In...>(in, k, Seq{}), m - k, scalar, Seq{});
       });
 }
 
-// ew_run_simd for a unary float32 op whose vector part an array kernel of vec_math.h computes
-// whole (kernel(x, y, k): vec::sigmoid_f32, vec::silu_f32), with the bits of the per-element
-// formula; the tail is `scalar`, as ew_run_split's. Only where sleef::available().
+// The vector part is one SLEEF function f itself: f(x) for a unary f (b unused); for a binary f
+// (pow, atan2, hypot), f of the two inputs, or with one input f(x, b) (pow's scalar exponent),
+// through vec::sleef_map_f32.
+template <typename... In, typename FS>
+void ew_run_sleef_map_f32(const EwIter& it, vec::SleefFn f, float b, FS&& scalar) {
+  static_assert(sizeof...(In) == 1 || sizeof...(In) == 2);
+  ew_run_vector_part_f32<In...>(
+      it,
+      [&](float* o, const std::tuple<const In*...>& in, int64_t k) {
+        if constexpr (sizeof...(In) == 2) {
+          vec::sleef_map_f32(f, std::get<0>(in), std::get<1>(in), o, k);
+        } else if (!vec::sleef_is_binary(f)) {
+          vec::sleef_map_f32(f, std::get<0>(in), nullptr, o, k);
+        } else {
+          alignas(64) float bs[ew_detail::kChunk];
+          std::fill(bs, bs + k, b);
+          vec::sleef_map_f32(f, std::get<0>(in), bs, o, k);
+        }
+      },
+      scalar);
+}
+
+// The vector part is an array kernel of vec_math.h with the bits of the per-element formula:
+// kernel(x, y, k) for a unary op (vec::sigmoid_f32, vec::silu_f32, vec::gelu_tanh_f32),
+// kernel(a, b, y, k) for a binary one (vec::gelu_tanh_backward_f32, vec::silu_backward_f32).
 template <typename FS>
 void ew_run_vec_f32(const EwIter& it, void (*kernel)(const float*, float*, int64_t),
                     FS&& scalar) {
-  using Seq = std::index_sequence_for<float>;
-  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
-  const bool vectorised = ew_detail::row_is_vectorised(it);
-  ew_detail::run_rows<float, float>(
-      it, [&](float* o, const std::tuple<const float*>& in, int64_t m, int64_t i0, int64_t n,
-              char* const*) {
-        int64_t k = ew_detail::vector_part(vectorised, block, i0, m, n);
-        if (k > 0) kernel(std::get<0>(in), o, k);
-        if (k < m)
-          ew_detail::core(o + k, ew_detail::advanced<float>(in, k, Seq{}), m - k, scalar, Seq{});
-      });
+  ew_run_vector_part_f32<float>(
+      it, [&](float* o, const std::tuple<const float*>& in, int64_t k) {
+        kernel(std::get<0>(in), o, k);
+      }, scalar);
 }
 
-// The same for a binary op: kernel(a, b, y, k) (vec::gelu_tanh_backward_f32,
-// vec::silu_backward_f32).
 template <typename FS>
-void ew_run_vec2_f32(const EwIter& it,
-                     void (*kernel)(const float*, const float*, float*, int64_t), FS&& scalar) {
-  using Seq = std::index_sequence_for<float, float>;
-  const int64_t block = ew_detail::avx512_kernel_block_bytes() / int64_t(sizeof(float));
-  const bool vectorised = ew_detail::row_is_vectorised(it);
-  ew_detail::run_rows<float, float, float>(
-      it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t m, int64_t i0,
-              int64_t n, char* const*) {
-        int64_t k = ew_detail::vector_part(vectorised, block, i0, m, n);
-        if (k > 0) kernel(std::get<0>(in), std::get<1>(in), o, k);
-        if (k < m)
-          ew_detail::core(o + k, ew_detail::advanced<float, float>(in, k, Seq{}), m - k, scalar,
-                          Seq{});
-      });
+void ew_run_vec_f32(const EwIter& it,
+                    void (*kernel)(const float*, const float*, float*, int64_t), FS&& scalar) {
+  ew_run_vector_part_f32<float, float>(
+      it, [&](float* o, const std::tuple<const float*, const float*>& in, int64_t k) {
+        kernel(std::get<0>(in), std::get<1>(in), o, k);
+      }, scalar);
 }
 
 // ew_run_simd for an op whose vector formula is the SLEEF function f itself (vec computes it
