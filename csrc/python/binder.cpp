@@ -326,6 +326,7 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
   if (t.kind == TypeKind::Tensor) {
     Value r;
     r.tag = t.elem_optional ? Value::Tag::OptTensorList : Value::Tag::TensorList;
+    r.tensors.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* e = PySequence_Fast_GET_ITEM(o, i);
       if (e == Py_None && t.elem_optional) {
@@ -342,6 +343,7 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
   if (t.kind == TypeKind::Float) {
     Value r;
     r.tag = Value::Tag::DoubleList;
+    r.doubles.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       double d;
       if (!as_double(PySequence_Fast_GET_ITEM(o, i), &d)) return false;
@@ -353,6 +355,7 @@ bool list_value(PyObject* o, const SchemaType& t, Value* v) {
   if (t.kind == TypeKind::Scalar) {
     Value r;
     r.tag = Value::Tag::ScalarList;
+    r.scalars.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       Scalar sc;
       if (!as_scalar(PySequence_Fast_GET_ITEM(o, i), &sc)) return false;
