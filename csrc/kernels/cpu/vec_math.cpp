@@ -335,14 +335,12 @@ TN_VEC_MAP(TN_AVX2, silu_map8, silu8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 
 // exp_sum_f32 (vec_math.h): the sums of 16 lanes, in two vectors of 8 on AVX2. Contraction is
 // off: x * scale and its difference with shift are rounded apart, at either width.
-#define TN_AVX512_EXACT __attribute__((target("avx512f"), optimize("fp-contract=off")))
-#define TN_AVX2_EXACT __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
 inline float fold16(const float* lane) {
   float r = lane[0];
   for (int l = 1; l < 16; ++l) r += lane[l];
   return r;
 }
-TN_AVX512_EXACT float exp_sum16(float* x, int64_t n, float scale, float shift) {
+TN_AVX512 float exp_sum16(float* x, int64_t n, float scale, float shift) {
   const __m512 f = _mm512_set1_ps(scale), s = _mm512_set1_ps(shift);
   __m512 acc = _mm512_setzero_ps();
   int64_t i = 0;
@@ -363,19 +361,19 @@ TN_AVX512_EXACT float exp_sum16(float* x, int64_t n, float scale, float shift) {
   return fold16(lane);
 }
 // exp(x[i] * f - s) for the 8 lanes of x, or its first r (1 to 7) with the rest of the result 0.
-TN_AVX2_EXACT inline __m256 exp_step8(float* x, __m256 f, __m256 s) {
+TN_AVX2 inline __m256 exp_step8(float* x, __m256 f, __m256 s) {
   __m256 e = inl::expf8(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(x), f), s));
   _mm256_storeu_ps(x, e);
   return e;
 }
-TN_AVX2_EXACT inline __m256 exp_part8(float* x, int64_t r, __m256 f, __m256 s) {
+TN_AVX2 inline __m256 exp_part8(float* x, int64_t r, __m256 f, __m256 s) {
   const __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(r)),
                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   __m256 e = inl::expf8(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(x, k), f), s));
   _mm256_maskstore_ps(x, k, e);
   return _mm256_and_ps(e, _mm256_castsi256_ps(k));
 }
-TN_AVX2_EXACT float exp_sum8(float* x, int64_t n, float scale, float shift) {
+TN_AVX2 float exp_sum8(float* x, int64_t n, float scale, float shift) {
   const __m256 f = _mm256_set1_ps(scale), s = _mm256_set1_ps(shift);
   __m256 a0 = _mm256_setzero_ps(), a1 = a0;  // lanes 0-7 and 8-15
   int64_t i = 0;
@@ -394,8 +392,6 @@ TN_AVX2_EXACT float exp_sum8(float* x, int64_t n, float scale, float shift) {
   _mm256_store_ps(lane + 8, a1);
   return fold16(lane);
 }
-#undef TN_AVX512_EXACT
-#undef TN_AVX2_EXACT
 // sleef_map_f32 (vec_math.h) at one width: F is one of SLEEF's vector functions. The tail goes
 // through zero-padded copies, as TN_VEC_MAP's.
 template <typename F>
@@ -554,8 +550,7 @@ TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_
 // Softmax backward rows (vec_math.h). Built for AVX2 with contraction off: the products of
 // softmax's sum are rounded before they are added, as upstream's are; log_softmax's one fused
 // step is written as an FMA. Tails are scalar, in the same steps.
-#define TN_AVX2_EXACT __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
-TN_AVX2_EXACT float row_sum_lanes8(const float* x, const float* y, int64_t n, int W,
+TN_AVX2 float row_sum_lanes8(const float* x, const float* y, int64_t n, int W,
                                    bool fuse_tail) {
   auto at = [&](int64_t k) { return y ? x[k] * y[k] : x[k]; };
   if (n < W) {
@@ -563,7 +558,7 @@ TN_AVX2_EXACT float row_sum_lanes8(const float* x, const float* y, int64_t n, in
     for (int64_t i = 1; i < n; ++i) acc = acc + at(i);
     return acc;
   }
-  auto load = [&](int64_t k) {
+  auto load = [&](int64_t k) TN_AVX2 {
     __m256 v = _mm256_loadu_ps(x + k);
     return y ? _mm256_mul_ps(v, _mm256_loadu_ps(y + k)) : v;
   };
@@ -582,7 +577,7 @@ TN_AVX2_EXACT float row_sum_lanes8(const float* x, const float* y, int64_t n, in
     for (int l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
   return lane[0];
 }
-TN_AVX2_EXACT void log_softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
+TN_AVX2 void log_softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
                                         int64_t n) {
   const __m256 s = _mm256_set1_ps(sum);
   int64_t i = 0;
@@ -598,7 +593,7 @@ TN_AVX2_EXACT void log_softmax_bwd_row8(const float* g, const float* y, float su
   }
 }
 // The same at 16 lanes, where the CPU has AVX-512 (twice the exps an instruction).
-__attribute__((target("avx512f"), optimize("fp-contract=off"))) void log_softmax_bwd_row16(
+TN_AVX512 void log_softmax_bwd_row16(
     const float* g, const float* y, float sum, float* out, int64_t n) {
   const __m512 s = _mm512_set1_ps(sum);
   int64_t i = 0;
@@ -608,7 +603,7 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) void log_softmax
   }
   if (i < n) log_softmax_bwd_row8(g + i, y + i, sum, out + i, n - i);
 }
-TN_AVX2_EXACT void softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
+TN_AVX2 void softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
                                     int64_t n) {
   const __m256 s = _mm256_set1_ps(sum);
   int64_t i = 0;
@@ -617,11 +612,10 @@ TN_AVX2_EXACT void softmax_bwd_row8(const float* g, const float* y, float sum, f
                                             _mm256_loadu_ps(y + i)));
   for (; i < n; ++i) out[i] = (g[i] - sum) * y[i];
 }
-#undef TN_AVX2_EXACT
 
 // addcmul_f32 (vec_math.h): written out because GCC left the generic loop's block of
 // fma(v * a, b, s) mostly scalar (76 us against upstream's 30 on 196k floats).
-__attribute__((target("avx2,fma"), optimize("fp-contract=off"))) void addcmul8(
+TN_AVX2 void addcmul8(
     const float* s, const float* a, const float* b, float v, float* o, int64_t n) {
   const __m256 vv = _mm256_set1_ps(v);
   int64_t i = 0;
