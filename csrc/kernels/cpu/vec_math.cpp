@@ -172,6 +172,7 @@ TN_AVX512 inline __m512 gelu16(__m512 x) {
   __m512i j = _mm512_ternarylogic_epi32(_mm512_cvttps_epi32(fl), _mm512_srli_epi32(bits, 27),
                                         _mm512_set1_epi32(16), 0xF8);
   __m512 q = coef16(kGeluDegree, j);
+#pragma GCC unroll 8  // the table rows stay in registers across the loop over x
   for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm512_fmadd_ps(q, t, coef16(k, j));
   __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
   __m512 y = _mm512_fmadd_ps(h, q, _mm512_mul_ps(h, coef16(kGeluDegree + 1, j)));
@@ -194,6 +195,7 @@ TN_AVX2 inline __m256 gelu8(__m256 x) {
   __m256i j = _mm256_or_si256(_mm256_cvttps_epi32(fl),
                               _mm256_srli_epi32(_mm256_castps_si256(xs), 27));
   __m256 q = coef8(kGeluDegree, j);
+#pragma GCC unroll 8
   for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm256_fmadd_ps(q, t, coef8(k, j));
   __m256 h = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
   __m256 y = _mm256_fmadd_ps(h, q, _mm256_mul_ps(h, coef8(kGeluDegree + 1, j)));
