@@ -553,7 +553,7 @@ TN_SOFTMAX_ROW(TN_AVX2, softmax_row8, 8, __m256, _mm256_loadu_ps, _mm256_storeu_
 // softmax's sum are rounded before they are added, as upstream's are; log_softmax's one fused
 // step is written as an FMA. Tails are scalar, in the same steps.
 TN_AVX2 float row_sum_lanes8(const float* x, const float* y, int64_t n, int W,
-                                   bool fuse_tail) {
+                             bool fuse_tail) {
   auto at = [&](int64_t k) { return y ? x[k] * y[k] : x[k]; };
   if (n < W) {
     float acc = at(0);
@@ -580,7 +580,7 @@ TN_AVX2 float row_sum_lanes8(const float* x, const float* y, int64_t n, int W,
   return lane[0];
 }
 TN_AVX2 void log_softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
-                                        int64_t n) {
+                                  int64_t n) {
   const __m256 s = _mm256_set1_ps(sum);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -595,8 +595,8 @@ TN_AVX2 void log_softmax_bwd_row8(const float* g, const float* y, float sum, flo
   }
 }
 // The same at 16 lanes, where the CPU has AVX-512 (twice the exps an instruction).
-TN_AVX512 void log_softmax_bwd_row16(
-    const float* g, const float* y, float sum, float* out, int64_t n) {
+TN_AVX512 void log_softmax_bwd_row16(const float* g, const float* y, float sum, float* out,
+                                     int64_t n) {
   const __m512 s = _mm512_set1_ps(sum);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -606,7 +606,7 @@ TN_AVX512 void log_softmax_bwd_row16(
   if (i < n) log_softmax_bwd_row8(g + i, y + i, sum, out + i, n - i);
 }
 TN_AVX2 void softmax_bwd_row8(const float* g, const float* y, float sum, float* out,
-                                    int64_t n) {
+                              int64_t n) {
   const __m256 s = _mm256_set1_ps(sum);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
@@ -617,8 +617,8 @@ TN_AVX2 void softmax_bwd_row8(const float* g, const float* y, float sum, float* 
 
 // addcmul_f32 (vec_math.h): written out because GCC left the generic loop's block of
 // fma(v * a, b, s) mostly scalar (76 us against upstream's 30 on 196k floats).
-TN_AVX2 void addcmul8(
-    const float* s, const float* a, const float* b, float v, float* o, int64_t n) {
+TN_AVX2 void addcmul8(const float* s, const float* a, const float* b, float v, float* o,
+                      int64_t n) {
   const __m256 vv = _mm256_set1_ps(v);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
