@@ -141,7 +141,7 @@ void ew_run_vector_part_f32(const EwIter& it, FB&& body, FS&& scalar) {
 
 // The vector part is one SLEEF function f itself: f(x) for a unary f (b unused); for a binary f
 // (pow, atan2, hypot), f of the two inputs, or with one input f(x, b) (pow's scalar exponent),
-// through vec::sleef_map_f32.
+// through vec::sleef_map_f32 (vec::sleef_map_scalar_f32 for the scalar one).
 template <typename... In, typename FS>
 void ew_run_sleef_map_f32(const EwIter& it, vec::SleefFn f, float b, FS&& scalar) {
   static_assert(sizeof...(In) == 1 || sizeof...(In) == 2);
@@ -153,9 +153,7 @@ void ew_run_sleef_map_f32(const EwIter& it, vec::SleefFn f, float b, FS&& scalar
         } else if (!vec::sleef_is_binary(f)) {
           vec::sleef_map_f32(f, std::get<0>(in), nullptr, o, k);
         } else {
-          alignas(64) float bs[ew_detail::kChunk];
-          std::fill(bs, bs + k, b);
-          vec::sleef_map_f32(f, std::get<0>(in), bs, o, k);
+          vec::sleef_map_scalar_f32(f, std::get<0>(in), b, o, k);
         }
       },
       scalar);

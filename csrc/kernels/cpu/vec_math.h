@@ -55,6 +55,9 @@ enum class SleefFn { Exp, Exp2, Expm1, Log1p, Tanh, Sinh, Cosh, Atanh, Pow, Atan
 // y[i] = f(a[i]) for the unary functions, f(a[i], b[i]) for Pow, Atan2 and Hypot (b null for
 // the unary ones), over n floats, 16 or 8 lanes a call as vec_width() says. y may equal a or b.
 void sleef_map_f32(SleefFn f, const float* a, const float* b, float* y, int64_t n);
+// y[i] = f(a[i], b) for Pow, Atan2 and Hypot: the same bits as sleef_map_f32 with every b[i]
+// equal to b.
+void sleef_map_scalar_f32(SleefFn f, const float* a, float b, float* y, int64_t n);
 inline bool sleef_is_binary(SleefFn f) {
   return f == SleefFn::Pow || f == SleefFn::Atan2 || f == SleefFn::Hypot;
 }
