@@ -147,10 +147,13 @@ alignas(64) constexpr float kGeluPoly[8][32] = {
      0.0f, 0.0f},
 };
 
-// Row k of kGeluPoly at each lane's entry j.
-TN_AVX512 inline __m512 coef16(int k, __m512i j) {
-  return _mm512_permutex2var_ps(_mm512_load_ps(kGeluPoly[k]), j,
-                                _mm512_load_ps(kGeluPoly[k] + 16));
+// Row k of kGeluPoly at each lane's entry j: tab is kGeluPoly itself, made opaque to the
+// compiler once per vector (gelu_erf16), so both halves of each row are loads. Kept in
+// registers, each vpermt2ps needed a copy of the half it overwrites: 8 more vector ALU uops
+// a vector, on a loop bound by those (the loads go to the load ports instead).
+TN_AVX512 inline __m512 coef16(const float* tab, int k, __m512i j) {
+  return _mm512_permutex2var_ps(_mm512_load_ps(tab + 32 * k), j,
+                                _mm512_load_ps(tab + 32 * k + 16));
 }
 TN_AVX2 inline __m256 coef8(int k, __m256i j) { return _mm256_i32gather_ps(kGeluPoly[k], j, 4); }
 
@@ -159,27 +162,43 @@ TN_AVX2 inline __m256 coef8(int k, __m256i j) { return _mm256_i32gather_ps(kGelu
 // 31 (beyond 15 / kGeluScale) give y = x and y = -0 (0 * h). The special values are those of
 // upstream's (oneDNN's) AVX-512 build, measured: a zero result has the sign of x (gelu(-20) is
 // -0: for x < 0 both h Q and s_j h are <= 0, and -0 + -0 is -0), -inf gives NaN (inf * 0),
-// +inf is made NaN and x >= 2^127 inf here.
-TN_AVX512 inline __m512 gelu16(__m512 x) {
+// +inf is made NaN and x >= 2^127 inf here. |x| * kGeluScale is below 16, so truncation is
+// its floor.
+TN_AVX512 inline __m512 gelu16(__m512 x, const float* tab) {
   const __m512i bits = _mm512_castps_si512(x);
   __m512 ax = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(INT32_MAX)));
   ax = _mm512_min_ps(ax, _mm512_set1_ps(kGeluClamp));
   const __m512 scale = _mm512_set1_ps(kGeluScale);
-  __m512 fl = _mm512_roundscale_ps(_mm512_mul_ps(ax, scale),
-                                   _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m512i i = _mm512_cvttps_epi32(_mm512_mul_ps(ax, scale));
+  const __m512 fl = _mm512_cvtepi32_ps(i);
   __m512 t = _mm512_fmsub_ps(ax, scale, _mm512_add_ps(fl, _mm512_set1_ps(0.5f)));
   // j = i | (sign bit >> 27 & 16), one ternary-logic step (0xF8: a | (b & c))
-  __m512i j = _mm512_ternarylogic_epi32(_mm512_cvttps_epi32(fl), _mm512_srli_epi32(bits, 27),
+  __m512i j = _mm512_ternarylogic_epi32(i, _mm512_srli_epi32(bits, 27),
                                         _mm512_set1_epi32(16), 0xF8);
-  __m512 q = coef16(kGeluDegree, j);
-#pragma GCC unroll 8  // the table rows stay in registers across the loop over x
-  for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm512_fmadd_ps(q, t, coef16(k, j));
+  __m512 q = coef16(tab, kGeluDegree, j);
+#pragma GCC unroll 8
+  for (int k = kGeluDegree - 1; k >= 0; --k) q = _mm512_fmadd_ps(q, t, coef16(tab, k, j));
   __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
-  __m512 y = _mm512_fmadd_ps(h, q, _mm512_mul_ps(h, coef16(kGeluDegree + 1, j)));
+  __m512 y = _mm512_fmadd_ps(h, q, _mm512_mul_ps(h, coef16(tab, kGeluDegree + 1, j)));
   __mmask16 big = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0x1p127f), _CMP_GE_OQ);
-  __mmask16 inf = _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
-  y = _mm512_mask_blend_ps(big, y, _mm512_set1_ps(INFINITY));
-  return _mm512_mask_blend_ps(inf, y, _mm512_set1_ps(NAN));
+  if (__builtin_expect(big != 0, 0)) {  // x >= 2^127 or +inf: rare, kept off the common path
+    __mmask16 inf = _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+    y = _mm512_mask_blend_ps(big, y, _mm512_set1_ps(INFINITY));
+    y = _mm512_mask_blend_ps(inf, y, _mm512_set1_ps(NAN));
+  }
+  return y;
+}
+TN_AVX512 void gelu_erf16(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const float* tab = &kGeluPoly[0][0];
+    asm volatile("" : "+r"(tab));  // opaque: the rows are loaded per vector (coef16)
+    _mm512_storeu_ps(y + i, gelu16(_mm512_loadu_ps(x + i), tab));
+  }
+  if (i < n) {
+    __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, k, gelu16(_mm512_maskz_loadu_ps(k, x + i), &kGeluPoly[0][0]));
+  }
 }
 // The same steps with 8 lanes, the entries gathered (no 32-entry permute in AVX2): the same bits
 // but for the special values, which are those of oneDNN's AVX2 build (and of its SSE4.1 one),
@@ -215,7 +234,6 @@ TN_AVX2 inline __m256 gelu8(__m256 x) {
       std::memcpy(y + i, buf, sizeof(float) * (n - i));     \
     }                                                       \
   }
-TN_VEC_MAP(TN_AVX512, gelu_erf16, gelu16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
 TN_VEC_MAP(TN_AVX2, gelu_erf8, gelu8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
 TN_VEC_MAP(TN_AVX512, exp16, inl::expf16, 16, _mm512_loadu_ps, _mm512_storeu_ps)
 TN_VEC_MAP(TN_AVX2, exp8, inl::expf8, 8, _mm256_loadu_ps, _mm256_storeu_ps)
