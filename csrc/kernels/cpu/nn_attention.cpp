@@ -127,9 +127,10 @@ std::vector<int64_t> batch_offsets(const Tensor& t, size_t nb) {
 // its accumulated output when the max grows, so a thread holds one block's scores, never the
 // L x S matrix.
 
-// Query rows and keys of a block, upstream's (its query block follows the query length); one
-// block's scores are at most 256 x 512 floats (512 KiB).
-int64_t q_split(int64_t L) { return L >= 768 ? 256 : L >= 192 ? 64 : 32; }
+// Query rows and keys of a block: upstream's (its query block follows the query length), but
+// 128 query rows where upstream takes 256 (L >= 768; Note [Attention in blocks]); one block's
+// scores are at most 128 x 512 floats (256 KiB).
+int64_t q_split(int64_t L) { return L >= 768 ? 128 : L >= 192 ? 64 : 32; }
 constexpr int64_t kKvSplit = 512;
 
 // Passes over one row of a block's scores, in AVX-512 or AVX2 where vec::vec_width() says the
